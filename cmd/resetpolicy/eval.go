@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+// maxLine bounds one input line (1 MiB), as the stdio server does.
+const maxLine = 1 << 20
+
+func newEvalCmd(v *viper.Viper) *cobra.Command {
+	var (
+		sets      []string
+		stateFile string
+		explain   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "eval [--policy NAME|FILE] [--set PARAM=VALUE...] [--state FILE] [--explain]",
+		Short: "Decide a stream of events read as JSON lines on stdin",
+		Long: `eval reads host events on stdin, one JSON object per line, as
+{"event": "turn_end", "outcome": "completed", "tokens": 180000}
+(facts left out take the host contract's defaults), and writes one JSON line
+per event:
+{"event": NAME, "rules": [RULE...], "effects": [{"effect": NAME, ...}], "state": {...}}
+"rules" are the rules that fired, in order; "effects" what the host must do.
+
+--policy is a built-in name or a policy file (default: wipe_memory, or the
+RESETPOLICY_POLICY environment variable). --state starts from a snapshot: a
+JSON object of slots, or a line of earlier eval output. --explain adds
+"explain": every rule considered and why it did or did not fire.
+
+A malformed line is reported on stderr with its line number; nothing after it
+is decided and the exit status is 1. Blank lines are skipped.`,
+		Example: `  echo '{"event":"tool","name":"wipe_memory"}' | resetpolicy eval
+  resetpolicy eval --policy autocompacter --set force_limit=150000 < events.jsonl
+  resetpolicy eval --explain --state snapshot.json < events.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := parseSet(sets)
+			if err != nil {
+				return err
+			}
+			name := v.GetString("policy")
+			if f := cmd.Flags().Lookup("policy"); f.Changed {
+				name = f.Value.String()
+			}
+			p, diags := loadPolicy(name, set)
+			if diags.HasErrors() {
+				fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
+				return silent
+			}
+			s := engine.New(p).NewSession()
+			if stateFile != "" {
+				b, err := os.ReadFile(stateFile)
+				if err != nil {
+					return failure("--state: %v", err)
+				}
+				if err := s.Restore(b); err != nil {
+					return failure("--state %s: %v", stateFile, err)
+				}
+			}
+			sc := bufio.NewScanner(cmd.InOrStdin())
+			sc.Buffer(make([]byte, 64*1024), maxLine)
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			defer w.Flush()
+			var buf []byte
+			for n := 1; sc.Scan(); n++ {
+				line := sc.Bytes()
+				if len(trimSpace(line)) == 0 {
+					continue
+				}
+				ev, err := engine.ParseEvent(line)
+				if err != nil {
+					w.Flush()
+					return failure("stdin:%d: %v", n, err)
+				}
+				var d engine.Decision
+				if explain {
+					d, err = s.DecideExplain(ev)
+				} else {
+					d, err = s.Decide(ev)
+				}
+				if err != nil {
+					w.Flush()
+					return failure("stdin:%d: %v", n, err)
+				}
+				buf, err = appendDecision(buf[:0], d, s)
+				if err != nil {
+					return failure("stdin:%d: %v", n, err)
+				}
+				w.Write(buf)
+			}
+			if err := sc.Err(); err != nil {
+				w.Flush()
+				return failure("stdin: %v (a line may be at most %d bytes)", err, maxLine)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().String("policy", "wipe_memory", "built-in policy name or policy file")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().StringVar(&stateFile, "state", "", "start from this state snapshot (JSON)")
+	cmd.Flags().BoolVar(&explain, "explain", false, "add every rule considered and why it did not fire")
+	return cmd
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// appendDecision writes the eval contract's line for one decision.
+func appendDecision(b []byte, d engine.Decision, s *engine.Session) ([]byte, error) {
+	b = append(b, `{"event":`...)
+	b = appendJSONString(b, d.Event)
+	b = append(b, `,"rules":[`...)
+	for i, r := range d.Rules {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, r)
+	}
+	b = append(b, `],"effects":[`...)
+	for i, e := range d.Effects {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		j, err := e.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, j...)
+	}
+	b = append(b, `],"state":`...)
+	b = s.AppendStateJSON(b)
+	if d.Explain != nil {
+		j, err := json.Marshal(d.Explain)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"explain":`...)
+		b = append(b, j...)
+	}
+	return append(b, "}\n"...), nil
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}

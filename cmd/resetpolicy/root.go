@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+// Exit codes: 0 ok, 1 a policy or test failure, 2 a usage error.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// exitError carries an exit code; its message, if any, has been printed.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func failure(format string, args ...any) error {
+	return &exitError{code: exitFailure, msg: fmt.Sprintf(format, args...)}
+}
+
+func usage(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// silent is a failure whose details are already printed.
+var silent = &exitError{code: exitFailure}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	v := viper.New()
+	v.SetEnvPrefix("RESETPOLICY")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	v.SetDefault("policy", "wipe_memory")
+
+	root := &cobra.Command{
+		Use:   "resetpolicy",
+		Short: "Rules for a coding agent's context-window lifecycle, in HCL",
+		Long: `resetpolicy decides a coding agent's context-window lifecycle: when to remind
+and warn the model, when to cut or summarise its window, and what happens on
+abort, error, overflow, queued input and failed summaries. The decisions live
+in HCL policy files; the engine evaluates them against lifecycle facts that the
+host (first of all the Pi coding agent) reports.
+
+Built-in policies: wipe_memory (the default), new_context, autocompacter.
+Run 'resetpolicy policies' to see them and their params.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usage("%v\nRun '%s --help' for usage.", err, c.CommandPath())
+	})
+	root.AddCommand(newCheckCmd(), newFmtCmd(), newPoliciesCmd(), newEvalCmd(v))
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(v))
+	}
+	return root
+}
+
+// extraCommands are registered by other files of this package.
+var extraCommands []func(*viper.Viper) *cobra.Command
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "resetpolicy:", ee.msg)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown command, bad args) are usage errors.
+	fmt.Fprintf(stderr, "resetpolicy: %v\nRun 'resetpolicy --help' for usage.\n", err)
+	return exitUsage
+}

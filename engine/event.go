@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// Event is a validated lifecycle event with every fact filled in.
+type Event struct {
+	def   *contract.Event
+	kind  int
+	facts []lang.Value
+}
+
+// Name is the event's name.
+func (e Event) Name() string {
+	if e.def == nil {
+		return ""
+	}
+	return e.def.Name
+}
+
+// Fact returns a fact's value as bool, float64, string or map[string]any.
+func (e Event) Fact(name string) (any, bool) {
+	if e.def == nil {
+		return nil, false
+	}
+	for i, f := range e.def.AllFacts() {
+		if f.Name == name {
+			return e.facts[i].Interface(rules.LangType(f.Type)), true
+		}
+	}
+	return nil, false
+}
+
+var kinds = func() map[string]int {
+	m := map[string]int{}
+	for i, e := range contract.Events {
+		m[e.Name] = i
+	}
+	return m
+}()
+
+// ParseEvent reads one event as the host sends it: a flat JSON object with
+// "event" and facts. Omitted facts take the contract's defaults; an unknown
+// event or fact, or a fact of the wrong type, is an error.
+func ParseEvent(line []byte) (Event, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return Event{}, fmt.Errorf("not a JSON object: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return Event{}, fmt.Errorf("one JSON object per line: there is more after the object")
+	}
+	if m == nil {
+		return Event{}, fmt.Errorf("not a JSON object: null")
+	}
+	return NewEvent(m)
+}
+
+// NewEvent validates an event given as a map (as decoded from JSON; numbers
+// may be json.Number, float64, int or int64).
+func NewEvent(m map[string]any) (Event, error) {
+	raw, ok := m["event"]
+	if !ok {
+		return Event{}, fmt.Errorf(`missing "event": every event names itself, as {"event": "turn_end", …}`)
+	}
+	name, ok := raw.(string)
+	if !ok {
+		return Event{}, fmt.Errorf(`"event" must be a string`)
+	}
+	kind, ok := kinds[name]
+	if !ok {
+		return Event{}, fmt.Errorf("unknown event %q (events: %s)", name, strings.Join(contract.EventNames(), ", "))
+	}
+	def := &contract.Events[kind]
+	all := def.AllFacts()
+	facts := make([]lang.Value, len(all))
+	for i, f := range all {
+		facts[i] = defaultValue(f)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "event" {
+			continue
+		}
+		i := slices.IndexFunc(all, func(f contract.Fact) bool { return f.Name == k })
+		if i < 0 {
+			names := make([]string, len(all))
+			for j, f := range all {
+				names[j] = f.Name
+			}
+			return Event{}, fmt.Errorf("event %s has no fact %q (facts: %s)", name, k, strings.Join(names, ", "))
+		}
+		v, err := factValue(all[i], m[k])
+		if err != nil {
+			return Event{}, fmt.Errorf("event %s: fact %q %v", name, k, err)
+		}
+		facts[i] = v
+	}
+	return Event{def: def, kind: kind, facts: facts}, nil
+}
+
+func defaultValue(f contract.Fact) lang.Value {
+	switch d := f.Default.(type) {
+	case bool:
+		return lang.Value{Bool: d}
+	case int64:
+		return lang.Value{Num: float64(d)}
+	case string:
+		return lang.Value{Str: d}
+	}
+	return lang.Value{}
+}
+
+func factValue(f contract.Fact, x any) (lang.Value, error) {
+	switch f.Type {
+	case contract.Bool:
+		if b, ok := x.(bool); ok {
+			return lang.Value{Bool: b}, nil
+		}
+	case contract.Int:
+		var n float64
+		switch v := x.(type) {
+		case json.Number:
+			fl, err := v.Float64()
+			if err != nil {
+				return lang.Value{}, fmt.Errorf("must be an int, not %s", v)
+			}
+			n = fl
+		case float64:
+			n = v
+		case int:
+			n = float64(v)
+		case int64:
+			n = float64(v)
+		default:
+			return lang.Value{}, fmt.Errorf("must be an int, not %s", describe(x))
+		}
+		if n != math.Trunc(n) || math.IsInf(n, 0) || math.Abs(n) > 1<<53 {
+			return lang.Value{}, fmt.Errorf("must be an int, not %v", x)
+		}
+		return lang.Value{Num: n}, nil
+	case contract.String:
+		if s, ok := x.(string); ok {
+			if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
+				return lang.Value{}, fmt.Errorf("is one of %s, not %q", strings.Join(f.Enum, ", "), s)
+			}
+			return lang.Value{Str: s}, nil
+		}
+	case contract.Object:
+		switch o := x.(type) {
+		case nil:
+			return lang.Value{}, nil
+		case map[string]any:
+			return lang.Value{Obj: normalize(o).(map[string]any)}, nil
+		}
+	}
+	return lang.Value{}, fmt.Errorf("must be %s, not %s", article(f.Type), describe(x))
+}
+
+// normalize turns json.Number into float64 inside objects.
+func normalize(x any) any {
+	switch v := x.(type) {
+	case json.Number:
+		f, _ := v.Float64()
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return x
+}
+
+func article(t contract.Type) string {
+	switch t {
+	case contract.Int:
+		return "an int"
+	case contract.Object:
+		return "an object"
+	}
+	return "a " + t.String()
+}
+
+func describe(x any) string {
+	switch v := x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprintf("%v", v)
+	case string:
+		return fmt.Sprintf("%q", v)
+	case json.Number:
+		return v.String()
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("%v", x)
+}

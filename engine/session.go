@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// Session is one agent session's state under a policy. It is not safe for
+// concurrent use; give each session its own.
+type Session struct {
+	eng   *Engine
+	state []lang.Value
+	next  []lang.Value
+	frame lang.Frame
+	// buffers reused by every decision
+	rules   []string
+	effects []Effect
+}
+
+// Decide evaluates one event. The decision's slices are reused by the next
+// Decide; Clone it to keep it. On error the state is unchanged.
+func (s *Session) Decide(ev Event) (Decision, error) {
+	return s.decide(ev, nil)
+}
+
+// DecideExplain is Decide with an explanation of every rule considered.
+func (s *Session) DecideExplain(ev Event) (Decision, error) {
+	ex := []Consideration{}
+	return s.decide(ev, &ex)
+}
+
+func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
+	if ev.def == nil {
+		return Decision{}, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
+	}
+	f := &s.frame
+	f.Event, f.State, f.Err = ev.facts, s.state, nil
+	copy(s.next, s.state)
+	s.rules, s.effects = s.rules[:0], s.effects[:0]
+	for _, g := range s.eng.plans[ev.kind] {
+		fired := ""
+		for _, r := range g.rules {
+			if fired != "" {
+				if explain != nil {
+					*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Reason: "not reached: " + fired + " fired first in group " + g.name})
+				}
+				continue
+			}
+			if !s.from(r) {
+				if explain != nil {
+					*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Reason: s.fromReason(r)})
+				}
+				continue
+			}
+			if w := r.c.When; w != nil && !w.B(f) {
+				if f.Err != nil {
+					return Decision{}, s.fail(ev, r, f.Err)
+				}
+				if explain != nil {
+					*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Reason: whenReason(w, f)})
+				}
+				continue
+			}
+			if err := s.fire(r); err != nil {
+				return Decision{}, s.fail(ev, r, err)
+			}
+			fired = r.name
+			if explain != nil {
+				*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Fired: true})
+			}
+		}
+	}
+	s.state, s.next = s.next, s.state
+	d := Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}
+	if explain != nil {
+		d.Explain = *explain
+	}
+	return d, nil
+}
+
+func (s *Session) fail(ev Event, r *rule, err error) error {
+	s.rules, s.effects = s.rules[:0], s.effects[:0]
+	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
+}
+
+func (s *Session) from(r *rule) bool {
+	for _, m := range r.c.From {
+		v := s.state[m.Slot.Index].Str
+		ok := false
+		for _, want := range m.Values {
+			if v == want {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Session) fromReason(r *rule) string {
+	for _, m := range r.c.From {
+		v := s.state[m.Slot.Index].Str
+		if !slices.Contains(m.Values, v) {
+			return fmt.Sprintf("from: %s is %q, not %s", m.Slot.Name, v, strings.Join(quote(m.Values), " or "))
+		}
+	}
+	return "from"
+}
+
+func quote(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// whenReason names the first conjunct of the guard that was false.
+func whenReason(w *lang.Program, f *lang.Frame) string {
+	for _, p := range w.Parts {
+		if !p.B(f) {
+			return "when: " + p.Source + " is false"
+		}
+	}
+	return "when: " + w.Source + " is false"
+}
+
+// fire applies a rule: targets, assignments (reading the state before the
+// event) and effects.
+func (s *Session) fire(r *rule) error {
+	f := &s.frame
+	for _, t := range r.c.To {
+		s.next[t.Slot.Index].Str = t.Value
+	}
+	for _, a := range r.c.Set {
+		s.next[a.Slot.Index] = a.Prog.Eval(f)
+		s.next[a.Slot.Index].K = 0
+	}
+	for i := range r.effects {
+		ef := &r.effects[i]
+		if ef.c.Static {
+			s.effects = append(s.effects, ef.static)
+			continue
+		}
+		out := Effect{Name: ef.c.Name, Args: make([]Arg, len(ef.c.Args))}
+		for j, a := range ef.c.Args {
+			out.Args[j] = Arg{Name: a.Name, Value: a.Prog.Eval(f).Interface(a.Prog.Type)}
+		}
+		s.effects = append(s.effects, out)
+	}
+	if f.Err != nil {
+		return f.Err
+	}
+	s.rules = append(s.rules, r.name)
+	return nil
+}

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// State returns the state as slot name -> string, float64 or bool.
+func (s *Session) State() map[string]any {
+	out := make(map[string]any, len(s.state))
+	for _, sl := range s.eng.policy.Slots {
+		out[sl.Name] = s.state[sl.Index].Interface(sl.Type)
+	}
+	return out
+}
+
+// AppendStateJSON appends the state as a JSON object, slots in declaration
+// order.
+func (s *Session) AppendStateJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, sl := range s.eng.policy.Slots {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		q, _ := json.Marshal(sl.Name)
+		b = append(b, q...)
+		b = append(b, ':')
+		v := s.state[sl.Index]
+		switch sl.Type {
+		case lang.Bool:
+			b = strconv.AppendBool(b, v.Bool)
+		case lang.Int, lang.Float:
+			b = append(b, lang.FormatNum(v.Num)...)
+		default:
+			q, _ := json.Marshal(v.Str)
+			b = append(b, q...)
+		}
+	}
+	return append(b, '}')
+}
+
+// Snapshot returns the state as JSON.
+func (s *Session) Snapshot() []byte { return s.AppendStateJSON(nil) }
+
+// Reset returns the session to the policy's initial state.
+func (s *Session) Reset() { copy(s.state, s.eng.initial) }
+
+// SetState sets the slots given, validating every one first: an unknown
+// slot, a value of the wrong type or outside an enum is an error and
+// nothing changes.
+func (s *Session) SetState(m map[string]any) error {
+	next := slices.Clone(s.state)
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		sl, ok := s.eng.policy.Slot(name)
+		if !ok {
+			var all []string
+			for _, x := range s.eng.policy.Slots {
+				all = append(all, x.Name)
+			}
+			return fmt.Errorf("policy %s has no slot %q (slots: %s)", s.eng.policy.Name, name, strings.Join(all, ", "))
+		}
+		x := m[name]
+		if n, ok := x.(json.Number); ok {
+			f, err := n.Float64()
+			if err != nil {
+				return fmt.Errorf("slot %q: %v", name, err)
+			}
+			x = f
+		}
+		v, ok := lang.FromInterface(sl.Type, x)
+		if !ok {
+			return fmt.Errorf("slot %q holds %s, not %v", name, sl.Type, x)
+		}
+		if sl.IsEnum() && !slices.Contains(sl.Enum, v.Str) {
+			return fmt.Errorf("%q is not a value of slot %q (%s)", v.Str, name, strings.Join(sl.Enum, ", "))
+		}
+		next[sl.Index] = v
+	}
+	copy(s.state, next)
+	return nil
+}
+
+// Restore starts from a snapshot: a JSON object of slots (others take
+// their initial values), or a line of `eval` output, whose "state" is
+// used. On error the state is unchanged.
+func (s *Session) Restore(snapshot []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(snapshot))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("snapshot is not a JSON object: %v", err)
+	}
+	if st, ok := m["state"].(map[string]any); ok {
+		if _, isLine := m["event"]; isLine {
+			m = st
+		}
+	}
+	saved := slices.Clone(s.state)
+	s.Reset()
+	if err := s.SetState(m); err != nil {
+		copy(s.state, saved)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package policies
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+//go:embed *.hcl
+var files embed.FS
+
+// Default is the policy in force when nothing else is configured.
+const Default = "wipe_memory"
+
+// Names lists the built-in policies, sorted.
+func Names() []string {
+	entries, _ := fs.ReadDir(files, ".")
+	var out []string
+	for _, e := range entries {
+		if rules.IsPolicyFile(e.Name()) {
+			out = append(out, strings.TrimSuffix(e.Name(), ".hcl"))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Source returns a built-in policy's file by name.
+func Source(name string) (rules.Source, bool) {
+	if strings.ContainsAny(name, "/\\.") {
+		return rules.Source{}, false
+	}
+	b, err := files.ReadFile(name + ".hcl")
+	if err != nil {
+		return rules.Source{}, false
+	}
+	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b}, true
+}
+
+// TestSource returns a built-in policy's test file by name.
+func TestSource(name string) (rules.Source, bool) {
+	b, err := files.ReadFile(name + ".test.hcl")
+	if err != nil {
+		return rules.Source{}, false
+	}
+	return rules.Source{Name: "policies/" + name + ".test.hcl", Bytes: b}, true
+}
+
+// TestFiles lists the built-in test files' names.
+func TestFiles() []string {
+	entries, _ := fs.ReadDir(files, ".")
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".test.hcl") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Load loads a built-in policy with param overrides given as text.
+func Load(name string, set map[string]string, opts ...rules.Option) (*rules.Policy, rules.Diagnostics) {
+	src, ok := Source(name)
+	if !ok {
+		return nil, unknown(name)
+	}
+	opts = append([]rules.Option{rules.WithBuiltins(Source), rules.WithSet(set, "--set")}, opts...)
+	return rules.Load(src, opts...)
+}

@@ -1,0 +1,17 @@
+package policies
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+func unknown(name string) rules.Diagnostics {
+	return rules.Diagnostics{Diagnostics: hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Unknown built-in policy",
+		Detail:   fmt.Sprintf("there is no built-in policy %q (built-ins: %s)", name, strings.Join(Names(), ", ")),
+	}}}
+}

@@ -1,0 +1,487 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// LangType maps a contract type to the expression type.
+func LangType(t contract.Type) lang.Type {
+	switch t {
+	case contract.Bool:
+		return lang.Bool
+	case contract.Int:
+		return lang.Int
+	case contract.String:
+		return lang.String
+	}
+	return lang.Object
+}
+
+// FactFields lays out an event's facts: the common facts first, at the
+// same index on every event, then the event's own.
+func FactFields(e *contract.Event) []lang.Field {
+	var out []lang.Field
+	for i, f := range e.AllFacts() {
+		out = append(out, lang.Field{Name: f.Name, Type: LangType(f.Type), Enum: f.Enum, Index: i})
+	}
+	return out
+}
+
+// ParamValue converts a cty param value to an expression value.
+func ParamValue(v cty.Value) (lang.Type, lang.Value) {
+	t := v.Type()
+	switch {
+	case t == cty.Number:
+		f, _ := v.AsBigFloat().Float64()
+		return lang.Float, lang.Value{Num: f}
+	case t == cty.String:
+		return lang.String, lang.Value{Str: v.AsString()}
+	case t == cty.Bool:
+		return lang.Bool, lang.Value{Bool: v.True()}
+	case t.Equals(cty.List(cty.Number)):
+		var out []float64
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			f, _ := e.AsBigFloat().Float64()
+			out = append(out, f)
+		}
+		return lang.ListNum, lang.Value{Nums: out}
+	case t.Equals(cty.List(cty.String)):
+		var out []string
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, e.AsString())
+		}
+		return lang.ListStr, lang.Value{Strs: out}
+	}
+	return lang.Invalid, lang.Value{}
+}
+
+type compileCtx struct {
+	p        *Policy
+	diags    hcl.Diagnostics
+	seen     map[string]bool
+	params   []lang.Const
+	messages []lang.Const
+	state    []lang.Field
+	derived  []lang.Binding
+}
+
+func (c *compileCtx) add(d *hcl.Diagnostic) {
+	key := fmt.Sprintf("%v|%s|%s", d.Subject, d.Summary, d.Detail)
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	c.diags = append(c.diags, d)
+}
+
+// compile checks params, then compiles derived values and every rule for
+// every event it names, building the per-event plans.
+func (p *Policy) compile() hcl.Diagnostics {
+	c := &compileCtx{p: p, seen: map[string]bool{}}
+	for _, x := range p.Params {
+		if x.Value == cty.NilVal {
+			return nil // its type or default is already reported
+		}
+		t, v := ParamValue(x.Value)
+		c.params = append(c.params, lang.Const{Name: x.Name, Type: t, Value: v})
+	}
+	for _, m := range p.Messages {
+		c.messages = append(c.messages, lang.Const{Name: m.Name, Type: lang.String, Value: lang.Value{Str: m.Text}})
+	}
+	for _, s := range p.Slots {
+		c.state = append(c.state, lang.Field{Name: s.Name, Type: s.Type, Enum: s.Enum, Index: s.Index})
+	}
+	c.validateParams()
+	if c.diags.HasErrors() {
+		return c.diags
+	}
+	common := &contract.Event{Name: "(any)"}
+	commonFacts := FactFields(common)
+	for _, d := range p.Derived {
+		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived)}
+		prog := c.expr(d.Expr, env, "a derived value")
+		if prog == nil {
+			continue
+		}
+		if prog.Type != lang.Bool && !prog.Type.Numeric() && prog.Type != lang.String {
+			c.add(errorAt(ptr(d.Expr.Range()), "Wrong derived type", "a derived value is a bool, a number or a string, not %s", prog.Type))
+			continue
+		}
+		d.Prog = prog
+		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog})
+	}
+	for _, r := range p.Rules {
+		for i, name := range r.On {
+			if _, ok := contract.LookupEvent(name); !ok {
+				c.add(errorAt(ptr(r.OnRanges[i]), "Unknown event", "%q is not an event of the host contract%s", name, suggestName(name, contract.EventNames())))
+			}
+		}
+	}
+	for i := range contract.Events {
+		ev := &contract.Events[i]
+		plan := &Plan{Event: ev, Facts: FactFields(ev)}
+		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+		for _, g := range p.Groups {
+			pg := PlanGroup{Group: g}
+			for _, r := range g.Rules {
+				if !slices.Contains(r.On, ev.Name) {
+					continue
+				}
+				if cr := c.rule(r, env); cr != nil {
+					pg.Rules = append(pg.Rules, cr)
+				}
+			}
+			plan.Groups = append(plan.Groups, pg)
+		}
+		p.Plans = append(p.Plans, plan)
+	}
+	return c.diags
+}
+
+// validateParams checks every param value in force against its
+// validations: a default that fails its own validation, or an override that
+// fails it, is an error at the value.
+func (c *compileCtx) validateParams() {
+	for i, x := range c.p.Params {
+		for _, v := range x.Validations {
+			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages,
+				Top: []lang.Binding{{Name: "value", Prog: lang.Constant(c.params[i].Type, c.params[i].Value)}}}
+			prog := c.exprString(v.Condition, v.ConditionRange, env, "a validation condition")
+			if prog == nil {
+				continue
+			}
+			if prog.Type != lang.Bool {
+				c.add(errorAt(ptr(v.ConditionRange), "Wrong condition type", "a validation condition must be bool, not %s", prog.Type))
+				continue
+			}
+			var f lang.Frame
+			if prog.B(&f) && f.Err == nil {
+				continue
+			}
+			switch {
+			case x.Origin == "default":
+				c.add(errorAt(ptr(x.DefaultRange), "Invalid param default", "the default of param %q fails its own validation: %s", x.Name, v.ErrorMessage))
+			case x.overrideRange != nil:
+				c.add(errorAt(x.overrideRange, "Invalid param value", "param %q: %s", x.Name, v.ErrorMessage))
+			default:
+				c.add(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid param value", Detail: fmt.Sprintf("%s: param %q: %s", x.overrideText, x.Name, v.ErrorMessage)})
+			}
+		}
+	}
+}
+
+func (c *compileCtx) rule(r *Rule, env *lang.Env) *CompiledRule {
+	cr := &CompiledRule{Rule: r}
+	ok := true
+	for _, e := range r.From {
+		s, vals := c.enumEntry(r, e, "from")
+		if s == nil {
+			ok = false
+			continue
+		}
+		cr.From = append(cr.From, Match{Slot: s, Values: vals})
+	}
+	for _, e := range r.To {
+		s, vals := c.enumEntry(r, e, "to")
+		if s == nil {
+			ok = false
+			continue
+		}
+		if len(vals) != 1 {
+			c.add(errorAt(ptr(e.Value.Range()), "Ambiguous target state", "to sets one value per slot"))
+			ok = false
+			continue
+		}
+		cr.To = append(cr.To, Target{Slot: s, Value: vals[0]})
+	}
+	if r.When != nil {
+		if prog := c.expr(r.When, env, "a guard"); prog != nil {
+			if prog.Type != lang.Bool {
+				c.add(errorAt(ptr(r.When.Range()), "Wrong guard type", "when must be a bool expression, not %s", prog.Type))
+				ok = false
+			}
+			cr.When = prog
+		} else {
+			ok = false
+		}
+	}
+	for _, e := range r.Set {
+		s, found := c.p.Slot(e.Key)
+		if !found {
+			c.add(errorAt(ptr(e.KeyRange), "Unknown slot", "rule %q sets slot %q, which is not declared%s", r.Name, e.Key, suggestName(e.Key, c.slotNames())))
+			ok = false
+			continue
+		}
+		if s.IsEnum() {
+			c.add(errorAt(ptr(e.KeyRange), "Enum slot in set", "slot %q is an enum: change it with to = { %s = \"…\" }, which keeps the machine visible", s.Name, s.Name))
+			ok = false
+			continue
+		}
+		prog := c.expr(e.Value, env, "an assignment")
+		if prog == nil {
+			ok = false
+			continue
+		}
+		if !assignable(s.Type, prog.Type) {
+			c.add(errorAt(ptr(e.Value.Range()), "Type mismatch", "slot %q is %s; this expression is %s", s.Name, slotTypeName(s), prog.Type))
+			ok = false
+			continue
+		}
+		cr.Set = append(cr.Set, Assign{Slot: s, Prog: prog})
+	}
+	for _, e := range r.Effects {
+		ce, good := c.effect(e, env)
+		ok = ok && good
+		cr.Effects = append(cr.Effects, ce)
+	}
+	if !ok {
+		return nil
+	}
+	return cr
+}
+
+func (c *compileCtx) slotNames() []string {
+	var out []string
+	for _, s := range c.p.Slots {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func slotTypeName(s *Slot) string {
+	if s.IsEnum() {
+		return "an enum"
+	}
+	return s.Type.String()
+}
+
+func assignable(slot, expr lang.Type) bool {
+	switch slot {
+	case lang.Float:
+		return expr.Numeric()
+	default:
+		return slot == expr
+	}
+}
+
+// enumEntry checks a `from`/`to` entry: an enum slot and values it lists.
+func (c *compileCtx) enumEntry(r *Rule, e entry, what string) (*Slot, []string) {
+	s, found := c.p.Slot(e.Key)
+	if !found {
+		c.add(errorAt(ptr(e.KeyRange), "Unknown slot", "rule %q: %s names slot %q, which is not declared%s", r.Name, what, e.Key, suggestName(e.Key, c.slotNames())))
+		return nil, nil
+	}
+	if !s.IsEnum() {
+		c.add(errorAt(ptr(e.KeyRange), "Not an enum slot", "%s takes enum slots; slot %q is %s (use when and set for it)", what, s.Name, s.Type))
+		return nil, nil
+	}
+	vals, rngs, d := stringOrList(e.Value, "a state value")
+	for _, x := range d {
+		c.add(x)
+	}
+	if d.HasErrors() {
+		return nil, nil
+	}
+	for i, v := range vals {
+		if !slices.Contains(s.Enum, v) {
+			c.add(errorAt(ptr(rngs[i]), "Undeclared state", "%q is not a value of slot %q (%s)%s", v, s.Name, strings.Join(quoteAll(s.Enum), ", "), suggestName(v, s.Enum)))
+			return nil, nil
+		}
+	}
+	return s, vals
+}
+
+func (c *compileCtx) effect(e *Effect, env *lang.Env) (CompiledEffect, bool) {
+	ce := CompiledEffect{Name: e.Name, Static: true}
+	def, found := contract.LookupEffect(e.Name)
+	if !found {
+		c.add(errorAt(ptr(e.NameRange), "Unknown effect", "%q is not an effect of the host contract%s", e.Name, suggestName(e.Name, contract.EffectNames())))
+		return ce, false
+	}
+	ok := true
+	for _, a := range def.Args {
+		if _, given := e.Args[a.Name]; !given && a.Required {
+			c.add(errorAt(ptr(e.DeclRange), "Missing effect argument", "effect %q needs %s (%s)", e.Name, a.Name, a.Type))
+			ok = false
+		}
+	}
+	for _, attr := range sortedAttrs(e.Args) {
+		arg, known := def.Arg(attr.Name)
+		if !known {
+			var names []string
+			for _, a := range def.Args {
+				names = append(names, a.Name)
+			}
+			c.add(errorAt(ptr(attr.NameRange), "Unknown effect argument", "effect %q has no argument %q%s", e.Name, attr.Name, suggestName(attr.Name, names)))
+			ok = false
+			continue
+		}
+		prog := c.effectArg(e, arg, attr, env)
+		if prog == nil {
+			ok = false
+			continue
+		}
+		if prog.Const == nil {
+			ce.Static = false
+		}
+		ce.Args = append(ce.Args, CompiledArg{Name: arg.Name, Type: arg.Type, Prog: prog})
+	}
+	return ce, ok
+}
+
+func (c *compileCtx) effectArg(e *Effect, arg contract.Arg, attr *hcl.Attribute, env *lang.Env) *lang.Program {
+	rng := attr.Expr.Range()
+	if arg.Literal() {
+		s, d := literalString(attr.Expr, "argument "+arg.Name)
+		if d.HasErrors() {
+			for _, x := range d {
+				c.add(x)
+			}
+			return nil
+		}
+		if arg.Message {
+			if _, ok := c.p.Message(s); !ok {
+				var names []string
+				for _, m := range c.p.Messages {
+					names = append(names, m.Name)
+				}
+				c.add(errorAt(ptr(rng), "Undeclared message", "effect %q refers to message %q, which is not declared%s", e.Name, s, suggestName(s, names)))
+				return nil
+			}
+		}
+		if len(arg.Enum) > 0 && !slices.Contains(arg.Enum, s) {
+			c.add(errorAt(ptr(rng), "Invalid effect argument", "%s of effect %q is one of %s, not %q", arg.Name, e.Name, strings.Join(quoteAll(arg.Enum), ", "), s))
+			return nil
+		}
+		return lang.Constant(lang.String, lang.Value{Str: s})
+	}
+	want := LangType(arg.Type)
+	v, d := literalValue(attr.Expr, "an effect argument")
+	var prog *lang.Program
+	switch {
+	case d.HasErrors():
+		for _, x := range d {
+			c.add(x)
+		}
+		return nil
+	case v.Type() == cty.Bool:
+		prog = lang.Constant(lang.Bool, lang.Value{Bool: v.True()})
+	case v.Type() == cty.Number:
+		f, _ := v.AsBigFloat().Float64()
+		t := lang.Float
+		if v.AsBigFloat().IsInt() {
+			t = lang.Int
+		}
+		prog = lang.Constant(t, lang.Value{Num: f})
+	case v.Type() == cty.String:
+		prog = c.expr(attr.Expr, env, "an effect argument")
+		if prog == nil {
+			return nil
+		}
+	default:
+		c.add(errorAt(ptr(rng), "Invalid effect argument", "argument %s of effect %q is %s", arg.Name, e.Name, arg.Type))
+		return nil
+	}
+	if prog.Type != want {
+		c.add(errorAt(ptr(rng), "Wrong argument type", "argument %s of effect %q is %s; this is %s", arg.Name, e.Name, arg.Type, prog.Type))
+		return nil
+	}
+	return prog
+}
+
+// expr compiles an HCL string attribute as an expression.
+func (c *compileCtx) expr(e hcl.Expression, env *lang.Env, what string) *lang.Program {
+	v, d := literalValue(e, what)
+	if d.HasErrors() || v.Type() != cty.String {
+		if !d.HasErrors() {
+			d = hcl.Diagnostics{errorAt(ptr(e.Range()), "Expected an expression", "%s is an expression in a string, as \"event.tokens > 0\"", what)}
+		}
+		for _, x := range d {
+			c.add(x)
+		}
+		return nil
+	}
+	return c.exprString(v.AsString(), e.Range(), env, what)
+}
+
+func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what string) *lang.Program {
+	prog, err := lang.Compile(src, env)
+	if err != nil {
+		var le *lang.Error
+		if errors.As(err, &le) {
+			sub := c.p.mapOffset(rng, src, le.Offset, le.Length)
+			c.add(errorAt(&sub, "Invalid expression", "%s", le.Msg))
+		} else {
+			c.add(errorAt(ptr(rng), "Invalid expression", "%v", err))
+		}
+		return nil
+	}
+	return prog
+}
+
+// mapOffset finds where a byte offset of an expression string lies in the
+// file: the string's text usually appears verbatim inside the attribute's
+// range; when escapes or heredoc indentation change it, the line holding
+// the offset is looked for instead, and failing that the attribute itself
+// is the position.
+func (p *Policy) mapOffset(rng hcl.Range, src string, off, length int) hcl.Range {
+	file := p.Sources[rng.Filename]
+	if file == nil || rng.End.Byte > len(file) || rng.Start.Byte > rng.End.Byte {
+		return rng
+	}
+	within := file[rng.Start.Byte:rng.End.Byte]
+	at := -1
+	if i := bytes.Index(within, []byte(src)); i >= 0 {
+		at = rng.Start.Byte + i + off
+	} else {
+		lineStart := strings.LastIndexByte(src[:off], '\n') + 1
+		lineEnd := strings.IndexByte(src[off:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(src)
+		} else {
+			lineEnd += off
+		}
+		if line := src[lineStart:lineEnd]; line != "" {
+			if i := bytes.Index(within, []byte(line)); i >= 0 {
+				at = rng.Start.Byte + i + (off - lineStart)
+			}
+		}
+	}
+	if at < 0 {
+		return rng
+	}
+	start := posAt(file, at)
+	end := posAt(file, min(at+max(length, 1), len(file)))
+	if end.Line != start.Line {
+		end = posAt(file, at+1)
+	}
+	return hcl.Range{Filename: rng.Filename, Start: start, End: end}
+}
+
+// posAt converts a byte offset to an hcl.Pos (1-based line and column,
+// columns counted in characters).
+func posAt(file []byte, off int) hcl.Pos {
+	line, col := 1, 1
+	for i := 0; i < off && i < len(file); {
+		r, w := utf8.DecodeRune(file[i:])
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += w
+	}
+	return hcl.Pos{Line: line, Column: col, Byte: off}
+}

@@ -1,0 +1,243 @@
+package lang
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+)
+
+func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
+	l, err := c.node(n.Left)
+	if err != nil {
+		return cnode{}, err
+	}
+	if n.Operator == "in" {
+		return c.in(n, l)
+	}
+	r, err := c.node(n.Right)
+	if err != nil {
+		return cnode{}, err
+	}
+	var out cnode
+	switch op := n.Operator; op {
+	case "&&", "and", "||", "or":
+		if l.t != Bool || r.t != Bool {
+			return cnode{}, c.errAt(n, "%s needs bools, not %s and %s", op, l.t, r.t)
+		}
+		a, b := l.b, r.b
+		if op == "&&" || op == "and" {
+			out = cnode{t: Bool, b: func(f *Frame) bool { return a(f) && b(f) }}
+		} else {
+			out = cnode{t: Bool, b: func(f *Frame) bool { return a(f) || b(f) }}
+		}
+	case "==", "!=":
+		if err := c.enumLiteral(n, l, r); err != nil {
+			return cnode{}, err
+		}
+		eq, err := c.equal(n, l, r)
+		if err != nil {
+			return cnode{}, err
+		}
+		out = eq
+		if op == "!=" {
+			g := eq.b
+			out = cnode{t: Bool, b: func(f *Frame) bool { return !g(f) }}
+		}
+	case "<", "<=", ">", ">=":
+		switch {
+		case l.t.Numeric() && r.t.Numeric():
+			a, b := l.n, r.n
+			out = cnode{t: Bool, b: map[string]func(*Frame) bool{
+				"<":  func(f *Frame) bool { return a(f) < b(f) },
+				"<=": func(f *Frame) bool { return a(f) <= b(f) },
+				">":  func(f *Frame) bool { return a(f) > b(f) },
+				">=": func(f *Frame) bool { return a(f) >= b(f) },
+			}[op]}
+		case l.t == String && r.t == String:
+			a, b := l.s, r.s
+			out = cnode{t: Bool, b: map[string]func(*Frame) bool{
+				"<":  func(f *Frame) bool { return a(f) < b(f) },
+				"<=": func(f *Frame) bool { return a(f) <= b(f) },
+				">":  func(f *Frame) bool { return a(f) > b(f) },
+				">=": func(f *Frame) bool { return a(f) >= b(f) },
+			}[op]}
+		default:
+			return cnode{}, c.errAt(n, "cannot compare %s with %s", l.t, r.t)
+		}
+	case "+", "-", "*", "/", "%", "**", "^":
+		if op == "+" && l.t == String && r.t == String {
+			a, b := l.s, r.s
+			out = cnode{t: String, s: func(f *Frame) string { return a(f) + b(f) }}
+			break
+		}
+		if !l.t.Numeric() || !r.t.Numeric() {
+			return cnode{}, c.errAt(n, "%s needs numbers, not %s and %s", op, l.t, r.t)
+		}
+		t := Int
+		if l.t == Float || r.t == Float || op == "/" || op == "**" || op == "^" {
+			t = Float
+		}
+		a, b, src := l.n, r.n, n.String()
+		switch op {
+		case "+":
+			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) + b(f) }}
+		case "-":
+			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) - b(f) }}
+		case "*":
+			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) * b(f) }}
+		case "/":
+			out = cnode{t: t, n: func(f *Frame) float64 {
+				d := b(f)
+				if d == 0 {
+					f.fail("%s: division by zero", src)
+					return 0
+				}
+				return a(f) / d
+			}}
+		case "%":
+			if t != Int {
+				return cnode{}, c.errAt(n, "%% needs ints, not %s and %s", l.t, r.t)
+			}
+			out = cnode{t: t, n: func(f *Frame) float64 {
+				d := b(f)
+				if d == 0 {
+					f.fail("%s: modulo by zero", src)
+					return 0
+				}
+				return math.Mod(a(f), d)
+			}}
+		default:
+			out = cnode{t: t, n: func(f *Frame) float64 { return math.Pow(a(f), b(f)) }}
+		}
+	case "contains", "startsWith", "endsWith":
+		if l.t != String || r.t != String {
+			return cnode{}, c.errAt(n, "%s needs strings, not %s and %s", op, l.t, r.t)
+		}
+		a, b := l.s, r.s
+		fn := map[string]func(string, string) bool{"contains": strings.Contains, "startsWith": strings.HasPrefix, "endsWith": strings.HasSuffix}[op]
+		out = cnode{t: Bool, b: func(f *Frame) bool { return fn(a(f), b(f)) }}
+	case "matches":
+		if l.t != String || r.t != String {
+			return cnode{}, c.errAt(n, "matches needs strings, not %s and %s", l.t, r.t)
+		}
+		if r.k == nil {
+			return cnode{}, c.errAt(n.Right, "the pattern of matches must be a constant")
+		}
+		re, err := regexp.Compile(r.k.Str)
+		if err != nil {
+			return cnode{}, c.errAt(n.Right, "bad pattern: %v", err)
+		}
+		a := l.s
+		out = cnode{t: Bool, b: func(f *Frame) bool { return re.MatchString(a(f)) }}
+	case "??":
+		if l.t != Any {
+			return l, nil
+		}
+		a, b := l.v, asValue(r)
+		t := r.t
+		if r.t == Any {
+			t = Any
+		}
+		out = cnode{t: Any, v: func(f *Frame) Value {
+			if v := a(f); v.K != Invalid {
+				return v
+			}
+			return b(f)
+		}}
+		_ = t
+	default:
+		return cnode{}, c.errAt(n, "operator %s is not supported in policy expressions", op)
+	}
+	return fold(out, l, r)
+}
+
+// enumLiteral rejects a comparison of an enum slot or fact with a string
+// literal it can never equal: a misspelt phase is a load-time error.
+func (c *compiler) enumLiteral(n *ast.BinaryNode, l, r cnode) error {
+	check := func(e cnode, lit cnode, at ast.Node) error {
+		if len(e.enum) == 0 || lit.k == nil || lit.t != String {
+			return nil
+		}
+		if !slices.Contains(e.enum, lit.k.Str) {
+			return c.errAt(at, "%q is not a value of %s (%s)", lit.k.Str, e.what, strings.Join(quoted(e.enum), ", "))
+		}
+		return nil
+	}
+	if err := check(l, r, n.Right); err != nil {
+		return err
+	}
+	return check(r, l, n.Left)
+}
+
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = `"` + s + `"`
+	}
+	return out
+}
+
+func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
+	switch {
+	case l.t.Numeric() && r.t.Numeric():
+		a, b := l.n, r.n
+		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
+	case l.t == String && r.t == String:
+		a, b := l.s, r.s
+		if r.k != nil {
+			k := r.k.Str
+			return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == k }}, nil
+		}
+		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
+	case l.t == Bool && r.t == Bool:
+		a, b := l.b, r.b
+		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
+	case l.t == Any || r.t == Any:
+		a, b := asValue(l), asValue(r)
+		return cnode{t: Bool, b: func(f *Frame) bool { return dynEqual(a(f), b(f)) }}, nil
+	}
+	return cnode{}, c.errAt(n, "cannot compare %s with %s", l.t, r.t)
+}
+
+func dynEqual(a, b Value) bool {
+	switch {
+	case a.K == Invalid || b.K == Invalid:
+		return a.K == b.K
+	case a.K.Numeric() && b.K.Numeric():
+		return a.Num == b.Num
+	case a.K != b.K:
+		return false
+	case a.K == String:
+		return a.Str == b.Str
+	case a.K == Bool:
+		return a.Bool == b.Bool
+	}
+	return false
+}
+
+// in compiles `x in [..]` and `x in param.list`.
+func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
+	r, err := c.node(n.Right)
+	if err != nil {
+		return cnode{}, err
+	}
+	switch {
+	case l.t == String && r.t == ListStr:
+		if r.k != nil {
+			for _, s := range r.k.Strs {
+				if err := c.enumLiteral(n, l, constant(String, Value{Str: s})); err != nil {
+					return cnode{}, err
+				}
+			}
+		}
+		a, b := l.s, r.v
+		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).Strs, a(f)) }}, l, r)
+	case l.t.Numeric() && r.t == ListNum:
+		a, b := l.n, r.v
+		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).Nums, a(f)) }}, l, r)
+	}
+	return cnode{}, c.errAt(n, "cannot look for %s in %s", l.t, r.t)
+}

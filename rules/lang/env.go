@@ -1,0 +1,222 @@
+package lang
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// Field is a fact or a state slot read from the frame by index.
+type Field struct {
+	Name  string
+	Type  Type
+	Enum  []string // the values an enum string may take
+	Index int
+}
+
+// Const is a name whose value is known when the policy is compiled (a param
+// in force, a message text).
+type Const struct {
+	Name  string
+	Type  Type
+	Value Value
+}
+
+// Binding is a top-level name bound to a compiled program: a derived value,
+// or `value` inside a param validation.
+type Binding struct {
+	Name string
+	Prog *Program
+}
+
+// Env is everything an expression may name. EventName appears in error
+// messages ("event turn_end has no fact ...").
+type Env struct {
+	EventName string
+	Event     []Field
+	State     []Field
+	Params    []Const
+	Messages  []Const
+	Top       []Binding
+	// NoEvent and NoState forbid the namespaces (param validations see
+	// only params).
+	NoEvent, NoState bool
+
+	rtype reflect.Type
+}
+
+// Namespaces an expression reads by member access.
+const (
+	nsEvent   = "event"
+	nsState   = "state"
+	nsParam   = "param"
+	nsMessage = "message"
+)
+
+func (e *Env) field(ns, name string) (*Field, bool) {
+	var list []Field
+	switch ns {
+	case nsEvent:
+		list = e.Event
+	case nsState:
+		list = e.State
+	}
+	for i := range list {
+		if list[i].Name == name {
+			return &list[i], true
+		}
+	}
+	return nil, false
+}
+
+func (e *Env) konst(ns, name string) (*Const, bool) {
+	list := e.Params
+	if ns == nsMessage {
+		list = e.Messages
+	}
+	for i := range list {
+		if list[i].Name == name {
+			return &list[i], true
+		}
+	}
+	return nil, false
+}
+
+func (e *Env) top(name string) (*Binding, bool) {
+	for i := range e.Top {
+		if e.Top[i].Name == name {
+			return &e.Top[i], true
+		}
+	}
+	return nil, false
+}
+
+// names lists the members of a namespace, sorted, for "did you mean".
+func (e *Env) names(ns string) []string {
+	var out []string
+	switch ns {
+	case nsEvent:
+		for _, f := range e.Event {
+			out = append(out, f.Name)
+		}
+	case nsState:
+		for _, f := range e.State {
+			out = append(out, f.Name)
+		}
+	case nsParam:
+		for _, c := range e.Params {
+			out = append(out, c.Name)
+		}
+	case nsMessage:
+		for _, c := range e.Messages {
+			out = append(out, c.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func goType(t Type) reflect.Type {
+	switch t {
+	case Bool:
+		return reflect.TypeOf(false)
+	case Int:
+		return reflect.TypeOf(0)
+	case Float:
+		return reflect.TypeOf(0.0)
+	case String:
+		return reflect.TypeOf("")
+	case ListNum:
+		return reflect.TypeOf([]float64(nil))
+	case ListStr:
+		return reflect.TypeOf([]string(nil))
+	case Object:
+		return reflect.TypeOf(map[string]any(nil))
+	}
+	return reflect.TypeOf((*any)(nil)).Elem()
+}
+
+func typeOf(rt reflect.Type) Type {
+	if rt == nil {
+		return Any
+	}
+	switch rt.Kind() {
+	case reflect.Bool:
+		return Bool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return Int
+	case reflect.Float32, reflect.Float64:
+		return Float
+	case reflect.String:
+		return String
+	case reflect.Slice, reflect.Array:
+		switch rt.Elem().Kind() {
+		case reflect.String:
+			return ListStr
+		case reflect.Float64, reflect.Int:
+			return ListNum
+		}
+		return Invalid
+	case reflect.Map:
+		return Object
+	case reflect.Interface:
+		return Any
+	}
+	return Invalid
+}
+
+// structOf builds a Go struct type with expr tags so that expr's checker
+// sees the names and their types.
+func structOf(names []string, types []Type) reflect.Type {
+	fields := make([]reflect.StructField, len(names))
+	for i, n := range names {
+		fields[i] = reflect.StructField{
+			Name: fmt.Sprintf("F%d", i),
+			Type: goType(types[i]),
+			Tag:  reflect.StructTag(fmt.Sprintf(`expr:%q`, n)),
+		}
+	}
+	return reflect.StructOf(fields)
+}
+
+// checkerType is the struct the expr checker sees as the environment.
+func (e *Env) checkerType() reflect.Type {
+	if e.rtype != nil {
+		return e.rtype
+	}
+	var names []string
+	var types []reflect.Type
+	add := func(name string, fs []Field, cs []Const) {
+		var n []string
+		var t []Type
+		for _, f := range fs {
+			n, t = append(n, f.Name), append(t, f.Type)
+		}
+		for _, c := range cs {
+			n, t = append(n, c.Name), append(t, c.Type)
+		}
+		names, types = append(names, name), append(types, structOf(n, t))
+	}
+	if !e.NoEvent {
+		add(nsEvent, e.Event, nil)
+	}
+	if !e.NoState {
+		add(nsState, e.State, nil)
+	}
+	add(nsParam, nil, e.Params)
+	add(nsMessage, nil, e.Messages)
+	for _, b := range e.Top {
+		names, types = append(names, b.Name), append(types, goType(b.Prog.Type))
+	}
+	fields := make([]reflect.StructField, len(names))
+	for i := range names {
+		fields[i] = reflect.StructField{
+			Name: fmt.Sprintf("F%d", i),
+			Type: types[i],
+			Tag:  reflect.StructTag(fmt.Sprintf(`expr:%q`, names[i])),
+		}
+	}
+	e.rtype = reflect.StructOf(fields)
+	return e.rtype
+}

@@ -1,0 +1,201 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Type is the static type of a fact, slot, param or expression.
+type Type uint8
+
+const (
+	Invalid Type = iota
+	Bool
+	Int // integers (ints, times); stored as float64, exact up to 2^53
+	Float
+	String
+	ListNum
+	ListStr
+	Object // a JSON object with untyped members (a tool's arguments)
+	Any    // a member of an Object
+)
+
+func (t Type) String() string {
+	switch t {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int"
+	case Float:
+		return "number"
+	case String:
+		return "string"
+	case ListNum:
+		return "list(number)"
+	case ListStr:
+		return "list(string)"
+	case Object:
+		return "object"
+	case Any:
+		return "any"
+	}
+	return "invalid"
+}
+
+// Numeric reports whether values of t are held in Value.Num.
+func (t Type) Numeric() bool { return t == Int || t == Float }
+
+// Value is one fact, slot or param value. Which field is meaningful follows
+// from the static type of the place that holds it; K is set only where the
+// type is not static (members of an Object).
+type Value struct {
+	Num  float64
+	Str  string
+	Bool bool
+	K    Type
+	Nums []float64
+	Strs []string
+	Obj  map[string]any
+}
+
+// Frame is what an expression reads while a decision runs.
+type Frame struct {
+	Event []Value
+	State []Value
+	// Err is set by an expression that cannot produce a value (an index out
+	// of range, int("x")); the caller rejects the event.
+	Err error
+}
+
+func (f *Frame) fail(format string, args ...any) {
+	if f.Err == nil {
+		f.Err = fmt.Errorf(format, args...)
+	}
+}
+
+// Interface returns v as a plain Go value of type t (bool, float64, string,
+// []float64, []string, map[string]any) for JSON and display.
+func (v Value) Interface(t Type) any {
+	switch t {
+	case Bool:
+		return v.Bool
+	case Int, Float:
+		return v.Num
+	case String:
+		return v.Str
+	case ListNum:
+		return v.Nums
+	case ListStr:
+		return v.Strs
+	case Object:
+		return v.Obj
+	case Any:
+		return anyOf(v)
+	}
+	return nil
+}
+
+// FromInterface converts a plain Go value to a Value of type t; ok is false
+// when x does not have that type. Integral checks apply to Int.
+func FromInterface(t Type, x any) (Value, bool) {
+	switch t {
+	case Bool:
+		b, ok := x.(bool)
+		return Value{Bool: b}, ok
+	case Int, Float:
+		var f float64
+		switch n := x.(type) {
+		case float64:
+			f = n
+		case int:
+			f = float64(n)
+		case int64:
+			f = float64(n)
+		default:
+			return Value{}, false
+		}
+		if t == Int && (f != math.Trunc(f) || math.IsInf(f, 0)) {
+			return Value{}, false
+		}
+		return Value{Num: f}, !math.IsNaN(f)
+	case String:
+		s, ok := x.(string)
+		return Value{Str: s}, ok
+	case Object:
+		if x == nil {
+			return Value{}, true
+		}
+		m, ok := x.(map[string]any)
+		return Value{Obj: m}, ok
+	case ListNum:
+		switch l := x.(type) {
+		case []float64:
+			return Value{Nums: l}, true
+		case []any:
+			out := make([]float64, len(l))
+			for i, e := range l {
+				f, ok := e.(float64)
+				if !ok {
+					return Value{}, false
+				}
+				out[i] = f
+			}
+			return Value{Nums: out}, true
+		}
+	case ListStr:
+		switch l := x.(type) {
+		case []string:
+			return Value{Strs: l}, true
+		case []any:
+			out := make([]string, len(l))
+			for i, e := range l {
+				s, ok := e.(string)
+				if !ok {
+					return Value{}, false
+				}
+				out[i] = s
+			}
+			return Value{Strs: out}, true
+		}
+	}
+	return Value{}, false
+}
+
+// dyn converts a member of an Object to a Value with its kind set.
+func dyn(x any) Value {
+	switch v := x.(type) {
+	case bool:
+		return Value{Bool: v, K: Bool}
+	case float64:
+		return Value{Num: v, K: Float}
+	case string:
+		return Value{Str: v, K: String}
+	case map[string]any:
+		return Value{Obj: v, K: Object}
+	}
+	return Value{}
+}
+
+func anyOf(v Value) any {
+	switch v.K {
+	case Bool:
+		return v.Bool
+	case Float, Int:
+		return v.Num
+	case String:
+		return v.Str
+	case Object:
+		return v.Obj
+	}
+	return nil
+}
+
+// FormatNum prints a number the way policies and JSON show it: integers
+// without a fraction.
+func FormatNum(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}

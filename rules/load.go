@@ -1,0 +1,213 @@
+package rules
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	hcljson "github.com/hashicorp/hcl/v2/json"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Source is one policy file: its name (used in diagnostics) and bytes.
+// A name ending in ".json" is read as HCL's JSON form.
+type Source struct {
+	Name  string
+	Bytes []byte
+}
+
+// Diagnostics are load problems with the sources they point into, so they
+// can be printed with snippets.
+type Diagnostics struct {
+	hcl.Diagnostics
+	Sources map[string][]byte
+}
+
+// Error prints the diagnostics as WriteDiagnostics does.
+func (d Diagnostics) Error() string { return FormatDiagnostics(d.Sources, d.Diagnostics) }
+
+// Override sets a param by name. Either Value or Raw is set: Raw is text
+// from a flag or a setting, converted to the param's type.
+type Override struct {
+	Name   string
+	Value  cty.Value
+	Raw    string
+	Origin string     // where it came from: a file name, "--set", "RESETPOLICY_…"
+	Range  *hcl.Range // the attribute that gave it, when it came from a file
+}
+
+type options struct {
+	overrides []Override
+	builtins  func(name string) (Source, bool)
+}
+
+// Option configures Load.
+type Option func(*options)
+
+// WithSet overrides params from NAME=VALUE text (flags, settings), in
+// name order.
+func WithSet(values map[string]string, origin string) Option {
+	return func(o *options) {
+		names := make([]string, 0, len(values))
+		for n := range values {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			o.overrides = append(o.overrides, Override{Name: n, Raw: values[n], Origin: origin})
+		}
+	}
+}
+
+// WithOverrides appends overrides; later ones win.
+func WithOverrides(ov ...Override) Option {
+	return func(o *options) { o.overrides = append(o.overrides, ov...) }
+}
+
+// WithBuiltins lets a file `use` a built-in policy by name.
+func WithBuiltins(find func(name string) (Source, bool)) Option {
+	return func(o *options) { o.builtins = find }
+}
+
+// LoadFile reads and loads the policy file at path.
+func LoadFile(path string, opts ...Option) (*Policy, Diagnostics) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Diagnostics{Diagnostics: hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Cannot read policy file", Detail: err.Error(),
+		}}}
+	}
+	return Load(Source{Name: path, Bytes: b}, opts...)
+}
+
+// Load decodes, validates and compiles a policy.
+func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	sources := map[string][]byte{src.Name: src.Bytes}
+	file, diags := parse(src)
+	if diags.HasErrors() {
+		return nil, Diagnostics{diags, sources}
+	}
+	if use, ok, d := decodeUse(file.Body); ok || d.HasErrors() {
+		if d.HasErrors() {
+			return nil, Diagnostics{d, sources}
+		}
+		return loadUse(use, src, sources, o)
+	}
+	p, diags := decodePolicy(file.Body, src.Name)
+	if diags.HasErrors() {
+		return nil, Diagnostics{diags, sources}
+	}
+	p.Sources = sources
+	diags = append(diags, p.applyOverrides(o.overrides)...)
+	if diags.HasErrors() {
+		return nil, Diagnostics{diags, sources}
+	}
+	diags = append(diags, p.compile()...)
+	if diags.HasErrors() {
+		return nil, Diagnostics{diags, sources}
+	}
+	return p, Diagnostics{diags, sources}
+}
+
+func parse(src Source) (*hcl.File, hcl.Diagnostics) {
+	if strings.HasSuffix(src.Name, ".json") {
+		return hcljson.Parse(src.Bytes, src.Name)
+	}
+	return hclsyntax.ParseConfig(src.Bytes, src.Name, hcl.InitialPos)
+}
+
+func loadUse(use *useBlock, src Source, sources map[string][]byte, o options) (*Policy, Diagnostics) {
+	if o.builtins == nil {
+		return nil, Diagnostics{hcl.Diagnostics{errorAt(ptr(use.NameRange), "Unknown built-in policy", "no built-in policies are available here")}, sources}
+	}
+	base, ok := o.builtins(use.Name)
+	if !ok {
+		return nil, Diagnostics{hcl.Diagnostics{errorAt(ptr(use.NameRange), "Unknown built-in policy", "there is no built-in policy %q", use.Name)}, sources}
+	}
+	ov := append(append([]Override(nil), use.Overrides...), o.overrides...)
+	p, diags := Load(base, WithOverrides(ov...))
+	for k, v := range diags.Sources {
+		sources[k] = v
+	}
+	diags.Sources = sources
+	if p != nil {
+		p.Sources = sources
+		p.File = src.Name
+	}
+	return p, diags
+}
+
+// useBlock is `use "NAME" { param = value … }`: a built-in with overrides.
+type useBlock struct {
+	Name      string
+	NameRange hcl.Range
+	Overrides []Override
+}
+
+var useSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "use", LabelNames: []string{"policy"}}}}
+
+func decodeUse(body hcl.Body) (*useBlock, bool, hcl.Diagnostics) {
+	content, rest, _ := body.PartialContent(useSchema)
+	if len(content.Blocks) == 0 {
+		return nil, false, nil
+	}
+	var diags hcl.Diagnostics
+	if len(content.Blocks) > 1 {
+		return nil, true, hcl.Diagnostics{errorAt(ptr(content.Blocks[1].DefRange), "Duplicate use block", "a file uses one built-in policy")}
+	}
+	b := content.Blocks[0]
+	if others, _ := rest.JustAttributes(); len(others) > 0 {
+		for _, a := range others {
+			diags = append(diags, errorAt(ptr(a.NameRange), "Unexpected attribute", "a file with a use block holds nothing else"))
+		}
+	}
+	if others, _, _ := rest.PartialContent(policySchema); len(others.Blocks) > 0 {
+		diags = append(diags, errorAt(ptr(others.Blocks[0].DefRange), "Unexpected block", "a file with a use block holds nothing else; to change rules, copy the built-in (resetpolicy policies --source NAME)"))
+	}
+	use := &useBlock{Name: b.Labels[0], NameRange: b.LabelRanges[0]}
+	attrs, d := b.Body.JustAttributes()
+	diags = append(diags, d...)
+	for _, a := range sortedAttrs(attrs) {
+		v, d := a.Expr.Value(nil)
+		if d.HasErrors() {
+			diags = append(diags, errorAt(ptr(a.Expr.Range()), "Invalid param value", "a param value must be a literal (number, string, bool or list)"))
+			continue
+		}
+		use.Overrides = append(use.Overrides, Override{Name: a.Name, Value: v, Origin: b.DefRange.Filename, Range: ptr(a.Expr.Range())})
+		_ = d
+	}
+	return use, true, diags
+}
+
+func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
+	out := make([]*hcl.Attribute, 0, len(attrs))
+	for _, a := range attrs {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Range.Start.Byte != out[j].Range.Start.Byte {
+			return out[i].Range.Start.Byte < out[j].Range.Start.Byte
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Names of files a directory scan picks up as policies.
+func IsPolicyFile(path string) bool {
+	base := filepath.Base(path)
+	if strings.HasSuffix(base, ".test.hcl") || strings.HasSuffix(base, ".test.hcl.json") {
+		return false
+	}
+	return strings.HasSuffix(base, ".hcl") || strings.HasSuffix(base, ".hcl.json")
+}
+
+var _ = fmt.Sprintf

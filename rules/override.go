@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// applyOverrides sets param values in order; later overrides win.
+func (p *Policy) applyOverrides(ovs []Override) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, ov := range ovs {
+		diag := func(summary, format string, args ...any) {
+			d := errorAt(ov.Range, summary, format, args...)
+			if ov.Range == nil {
+				d.Detail = fmt.Sprintf("%s %s=%s: %s", ov.Origin, ov.Name, ov.Raw, d.Detail)
+			}
+			diags = append(diags, d)
+		}
+		param, ok := p.Param(ov.Name)
+		if !ok {
+			var names []string
+			for _, x := range p.Params {
+				names = append(names, x.Name)
+			}
+			diag("Unknown param", "policy %q has no param %q%s", p.Name, ov.Name, suggestName(ov.Name, names))
+			continue
+		}
+		if param.Type == cty.NilType {
+			continue
+		}
+		v := ov.Value
+		if v == cty.NilVal {
+			var err error
+			if v, err = parseRaw(ov.Raw, param.Type); err != nil {
+				diag("Wrong param type", "param %q is %s: %v", ov.Name, typeexpr.TypeString(param.Type), err)
+				continue
+			}
+		}
+		cv, err := convert.Convert(v, param.Type)
+		if err != nil || cv.IsNull() {
+			diag("Wrong param type", "param %q is %s, not %s", ov.Name, typeexpr.TypeString(param.Type), friendlyType(v.Type()))
+			continue
+		}
+		param.Value, param.Origin = cv, ov.Origin
+		param.overrideRange = ov.Range
+		param.overrideText = ov.Origin + " " + ov.Name + "=" + ov.Raw
+	}
+	return diags
+}
+
+func friendlyType(t cty.Type) string {
+	switch {
+	case t == cty.Number:
+		return "a number"
+	case t == cty.String:
+		return "a string"
+	case t == cty.Bool:
+		return "a bool"
+	case t.IsTupleType() || t.IsListType():
+		return "a list"
+	}
+	return t.FriendlyName()
+}
+
+// parseRaw converts text from a flag or a setting to a value of type t.
+func parseRaw(raw string, t cty.Type) (cty.Value, error) {
+	switch {
+	case t == cty.String:
+		return cty.StringVal(raw), nil
+	case t == cty.Number:
+		f, _, err := big.ParseFloat(strings.TrimSpace(raw), 10, 512, big.ToNearestEven)
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("%q is not a number", raw)
+		}
+		return cty.NumberVal(f), nil
+	case t == cty.Bool:
+		switch strings.TrimSpace(raw) {
+		case "true":
+			return cty.True, nil
+		case "false":
+			return cty.False, nil
+		}
+		return cty.NilVal, fmt.Errorf("%q is not true or false", raw)
+	}
+	expr, diags := hclsyntax.ParseExpression([]byte(raw), "override", hcl.InitialPos)
+	if diags.HasErrors() {
+		return cty.NilVal, fmt.Errorf("%q is not a list such as [5000, 10000]", raw)
+	}
+	v, diags := expr.Value(nil)
+	if diags.HasErrors() {
+		return cty.NilVal, fmt.Errorf("%q is not a literal list", raw)
+	}
+	return v, nil
+}
+
+func suggestName(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := levenshtein(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,270 @@
+package rules
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// Policy is a loaded, validated and compiled policy. It is immutable and
+// safe to share between sessions.
+type Policy struct {
+	Name        string
+	Description string
+	DeclRange   hcl.Range
+	// File is the project file that took this policy with `use`, if any.
+	File string
+
+	Params   []*Param
+	Slots    []*Slot
+	Derived  []*Derived
+	Messages []*Message
+	Tools    []*Tool
+	Commands []*Command
+	Groups   []*Group
+	Rules    []*Rule // every rule, in file order
+
+	// Plans holds, per event of the host contract (in contract.Events
+	// order), the rules that may fire on it.
+	Plans []*Plan
+	// Sources are the files the policy came from, for diagnostics.
+	Sources map[string][]byte
+}
+
+// Plan is what one event kind runs: its fact layout and, per group, the
+// candidate rules in file order.
+type Plan struct {
+	Event  *contract.Event
+	Facts  []lang.Field // common facts first, then the event's own
+	Groups []PlanGroup
+}
+
+// PlanGroup is a group's candidates for one event.
+type PlanGroup struct {
+	Group *Group
+	Rules []*CompiledRule
+}
+
+// CompiledRule is a rule compiled for one event.
+type CompiledRule struct {
+	Rule    *Rule
+	From    []Match
+	When    *lang.Program // nil: always
+	To      []Target
+	Set     []Assign
+	Effects []CompiledEffect
+}
+
+// Match requires an enum slot to hold one of Values.
+type Match struct {
+	Slot   *Slot
+	Values []string
+}
+
+// Target sets an enum slot to a literal value.
+type Target struct {
+	Slot  *Slot
+	Value string
+}
+
+// Assign sets a slot to an expression's value.
+type Assign struct {
+	Slot *Slot
+	Prog *lang.Program
+}
+
+// CompiledEffect is an effect with its arguments compiled.
+type CompiledEffect struct {
+	Name string
+	Args []CompiledArg
+	// Static is set when every argument is a constant, so the effect can
+	// be emitted without evaluating anything.
+	Static bool
+}
+
+// CompiledArg is one effect argument.
+type CompiledArg struct {
+	Name string
+	Type contract.Type
+	Prog *lang.Program
+}
+
+// PlanFor returns the plan of an event, or nil for an unknown name.
+func (p *Policy) PlanFor(event string) *Plan {
+	for _, pl := range p.Plans {
+		if pl.Event.Name == event {
+			return pl
+		}
+	}
+	return nil
+}
+
+// Slot returns the slot of that name.
+func (p *Policy) Slot(name string) (*Slot, bool) {
+	for _, s := range p.Slots {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Param returns the param of that name.
+func (p *Policy) Param(name string) (*Param, bool) {
+	for _, x := range p.Params {
+		if x.Name == name {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// Message returns the message of that name.
+func (p *Policy) Message(name string) (*Message, bool) {
+	for _, m := range p.Messages {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+var policySchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "policy", LabelNames: []string{"name"}},
+		{Type: "param", LabelNames: []string{"name"}},
+		{Type: "slot", LabelNames: []string{"name"}},
+		{Type: "derived", LabelNames: []string{"name"}},
+		{Type: "message", LabelNames: []string{"name"}},
+		{Type: "tool", LabelNames: []string{"name"}},
+		{Type: "command", LabelNames: []string{"name"}},
+		{Type: "group", LabelNames: []string{"name"}},
+	},
+}
+
+var policyBlockSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "description"}},
+}
+
+// decodePolicy decodes every block of a policy file, checking names and
+// structure; expressions are compiled later, once params are final.
+func decodePolicy(body hcl.Body, filename string) (*Policy, hcl.Diagnostics) {
+	content, diags := body.Content(policySchema)
+	p := &Policy{}
+	seen := map[string]map[string]hcl.Range{}
+	dup := func(kind, name string, rng hcl.Range) bool {
+		if seen[kind] == nil {
+			seen[kind] = map[string]hcl.Range{}
+		}
+		if prev, ok := seen[kind][name]; ok {
+			diags = append(diags, errorAt(ptr(rng), "Duplicate "+kind, "%s %q is already declared at %s", kind, name, short(prev)))
+			return true
+		}
+		seen[kind][name] = rng
+		return false
+	}
+	var policies []*hcl.Block
+	for _, b := range content.Blocks {
+		name, rng := b.Labels[0], b.LabelRanges[0]
+		switch b.Type {
+		case "policy":
+			policies = append(policies, b)
+			if len(policies) > 1 {
+				diags = append(diags, errorAt(ptr(rng), "Duplicate policy", "policy %q is already declared at %s; a file declares one policy", name, short(policies[0].LabelRanges[0])))
+				continue
+			}
+			p.Name, p.DeclRange = name, b.DefRange
+			attrs, d := b.Body.Content(policyBlockSchema)
+			diags = append(diags, d...)
+			if a, ok := attrs.Attributes["description"]; ok {
+				s, d := literalString(a.Expr, "description")
+				diags = append(diags, d...)
+				p.Description = s
+			}
+		case "param":
+			if dup("param", name, rng) {
+				continue
+			}
+			x, d := decodeParam(b)
+			diags = append(diags, d...)
+			if x != nil {
+				p.Params = append(p.Params, x)
+			}
+		case "slot":
+			if dup("slot", name, rng) {
+				continue
+			}
+			x, d := decodeSlot(b, len(p.Slots))
+			diags = append(diags, d...)
+			if x != nil {
+				p.Slots = append(p.Slots, x)
+			}
+		case "derived":
+			if dup("derived value", name, rng) {
+				continue
+			}
+			x, d := decodeDerived(b)
+			diags = append(diags, d...)
+			if x != nil {
+				p.Derived = append(p.Derived, x)
+			}
+		case "message":
+			if dup("message", name, rng) {
+				continue
+			}
+			x, d := decodeMessage(b)
+			diags = append(diags, d...)
+			if x != nil {
+				p.Messages = append(p.Messages, x)
+			}
+		case "tool":
+			if dup("tool", name, rng) {
+				continue
+			}
+			x, d := decodeTool(b)
+			diags = append(diags, d...)
+			if x != nil {
+				p.Tools = append(p.Tools, x)
+			}
+		case "command":
+			if dup("command", name, rng) {
+				continue
+			}
+			x, d := decodeCommand(b)
+			diags = append(diags, d...)
+			if x != nil {
+				p.Commands = append(p.Commands, x)
+			}
+		case "group":
+			if dup("group", name, rng) {
+				continue
+			}
+			g, d := decodeGroup(b)
+			diags = append(diags, d...)
+			for _, r := range g.Rules {
+				if dup("rule", r.Name, r.NameRange) {
+					continue
+				}
+				p.Rules = append(p.Rules, r)
+			}
+			p.Groups = append(p.Groups, g)
+		}
+	}
+	if len(policies) == 0 && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Missing policy block",
+			Detail:  `a policy file declares policy "NAME" { … }, or takes a built-in with use "NAME" { … }`,
+			Subject: &hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos},
+		})
+	}
+	for _, d := range derivedNameClashes(p) {
+		diags = append(diags, d)
+	}
+	return p, diags
+}
+
+func short(r hcl.Range) string {
+	return r.Filename + ":" + itoa(r.Start.Line) + ":" + itoa(r.Start.Column)
+}
+
+func itoa(n int) string { return lang.FormatNum(float64(n)) }
