@@ -421,7 +421,10 @@ func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what s
 	if err != nil {
 		var le *lang.Error
 		if errors.As(err, &le) {
-			sub := c.p.mapOffset(rng, src, le.Offset, le.Length)
+			sub := rng
+			if !le.Whole {
+				sub = c.p.mapOffset(rng, src, le.Offset, le.Length)
+			}
 			c.add(errorAt(&sub, "Invalid expression", "%s", le.Msg))
 		} else {
 			c.add(errorAt(ptr(rng), "Invalid expression", "%v", err))

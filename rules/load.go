@@ -37,7 +37,9 @@ type Override struct {
 	Value  cty.Value
 	Raw    string
 	Origin string     // where it came from: a file name, "--set", "RESETPOLICY_…"
-	Range  *hcl.Range // the attribute that gave it, when it came from a file
+	Range  *hcl.Range // the value that gave it, when it came from a file
+	// NameRange is the attribute name, for an override of an unknown param.
+	NameRange *hcl.Range
 }
 
 type options struct {
@@ -181,7 +183,7 @@ func decodeUse(body hcl.Body) (*useBlock, bool, hcl.Diagnostics) {
 			diags = append(diags, errorAt(ptr(a.Expr.Range()), "Invalid param value", "a param value must be a literal (number, string, bool or list)"))
 			continue
 		}
-		use.Overrides = append(use.Overrides, Override{Name: a.Name, Value: v, Origin: b.DefRange.Filename, Range: ptr(a.Expr.Range())})
+		use.Overrides = append(use.Overrides, Override{Name: a.Name, Value: v, Origin: b.DefRange.Filename, Range: ptr(a.Expr.Range()), NameRange: ptr(a.NameRange)})
 		_ = d
 	}
 	return use, true, diags

@@ -17,7 +17,11 @@ func (p *Policy) applyOverrides(ovs []Override) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, ov := range ovs {
 		diag := func(summary, format string, args ...any) {
-			d := errorAt(ov.Range, summary, format, args...)
+			rng := ov.Range
+			if summary == "Unknown param" && ov.NameRange != nil {
+				rng = ov.NameRange
+			}
+			d := errorAt(rng, summary, format, args...)
 			if ov.Range == nil {
 				d.Detail = fmt.Sprintf("%s %s=%s: %s", ov.Origin, ov.Name, ov.Raw, d.Detail)
 			}

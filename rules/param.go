@@ -16,11 +16,11 @@ type Param struct {
 	Default     cty.Value
 	// Value is the value in force and Origin says where it came from:
 	// "default", a file name, "--set", a setting.
-	Value       cty.Value
-	Origin      string
-	Validations []*Validation
-	DeclRange   hcl.Range
-	TypeRange   hcl.Range
+	Value        cty.Value
+	Origin       string
+	Validations  []*Validation
+	DeclRange    hcl.Range
+	TypeRange    hcl.Range
 	DefaultRange hcl.Range
 
 	overrideRange *hcl.Range

@@ -63,7 +63,7 @@ Run 'resetpolicy policies' to see them and their params.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usage("%v\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
-	root.AddCommand(newCheckCmd(), newFmtCmd(), newPoliciesCmd(), newEvalCmd(v))
+	root.AddCommand(newCheckCmd(), newFmtCmd(), newPoliciesCmd(), newEvalCmd(v), newTestCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(v))
 	}

@@ -29,6 +29,9 @@ type Error struct {
 	Offset int // byte offset into the source
 	Length int // bytes the error covers; at least 1
 	Msg    string
+	// Whole marks an error about the expression as a whole (its size),
+	// not about one place in it.
+	Whole bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -68,10 +71,10 @@ func (p *Program) Eval(f *Frame) Value {
 // Compile parses, type-checks and compiles src against env.
 func Compile(src string, env *Env) (*Program, error) {
 	if len(src) > DefaultMaxBytes {
-		return nil, &Error{Offset: 0, Length: 1, Msg: fmt.Sprintf("expression is %d bytes long; the limit is %d", len(src), DefaultMaxBytes)}
+		return nil, &Error{Length: 1, Whole: true, Msg: fmt.Sprintf("expression is %d bytes long; the limit is %d", len(src), DefaultMaxBytes)}
 	}
 	if strings.TrimSpace(src) == "" {
-		return nil, &Error{Offset: 0, Length: 1, Msg: "expression is empty"}
+		return nil, &Error{Length: 1, Whole: true, Msg: "expression is empty"}
 	}
 	cfg := config(env)
 	tree, err := parser.ParseWithConfig(src, cfg)
@@ -139,6 +142,9 @@ func exprError(src string, err error) *Error {
 		msg = err.Error()
 	}
 	msg = strings.TrimPrefix(msg, "compilation failed: ")
+	if strings.Contains(msg, "maximum allowed nodes") {
+		return &Error{Length: 1, Whole: true, Msg: fmt.Sprintf("expression has more than %d syntax nodes, the limit", DefaultMaxNodes)}
+	}
 	return &Error{Offset: byteOffset(src, fe.From), Length: 1, Msg: msg}
 }
 
@@ -890,7 +896,6 @@ func nfields(s string) int {
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
 
 // Constant returns a program that always gives v.
 func Constant(t Type, v Value) *Program {

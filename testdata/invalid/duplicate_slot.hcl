@@ -1,0 +1,43 @@
+policy "duplicate_slot" {
+  description = "Invalid: two slots with one name"
+}
+
+param "runway" {
+  type        = number
+  default     = 12288
+  description = "Tokens of runway above the reserve."
+  validation {
+    condition     = "value >= 0"
+    error_message = "runway must not be negative."
+  }
+}
+
+slot "phase" {
+  values = ["none", "close-out"]
+}
+
+slot "failures" {
+  type = int
+}
+
+slot "failures" { # ERROR: Duplicate slot
+  type = int
+}
+
+message "warning" {
+  text = "Your context window is nearly full."
+}
+
+group "main" {
+  rule "warn" {
+    on   = "request"
+    from = { phase = "none" }
+    when = "event.context_window - event.tokens <= event.reserve + param.runway"
+    to   = { phase = "close-out" }
+    set  = { failures = "state.failures + 1" }
+    effect "inject" {
+      message = "warning"
+      deliver = "request"
+    }
+  }
+}

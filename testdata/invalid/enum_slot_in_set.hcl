@@ -1,0 +1,39 @@
+policy "enum_slot_in_set" {
+  description = "Invalid: an enum slot assigned by expression"
+}
+
+param "runway" {
+  type        = number
+  default     = 12288
+  description = "Tokens of runway above the reserve."
+  validation {
+    condition     = "value >= 0"
+    error_message = "runway must not be negative."
+  }
+}
+
+slot "phase" {
+  values = ["none", "close-out"]
+}
+
+slot "failures" {
+  type = int
+}
+
+message "warning" {
+  text = "Your context window is nearly full."
+}
+
+group "main" {
+  rule "warn" {
+    on   = "request"
+    from = { phase = "none" }
+    when = "event.context_window - event.tokens <= event.reserve + param.runway"
+    to   = { phase = "close-out" }
+    set  = { phase = "'none'" } # ERROR: Enum slot in set
+    effect "inject" {
+      message = "warning"
+      deliver = "request"
+    }
+  }
+}

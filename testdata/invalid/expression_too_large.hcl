@@ -1,0 +1,82 @@
+policy "expression_too_large" {
+  description = "Invalid: an expression over the size bound"
+}
+
+param "runway" {
+  type        = number
+  default     = 12288
+  description = "Tokens of runway above the reserve."
+  validation {
+    condition     = "value >= 0"
+    error_message = "runway must not be negative."
+  }
+}
+
+slot "phase" {
+  values = ["none", "close-out"]
+}
+
+slot "failures" {
+  type = int
+}
+
+message "warning" {
+  text = "Your context window is nearly full."
+}
+
+group "main" {
+  rule "warn" {
+    on   = "request"
+    from = { phase = "none" }
+    # ERROR: Invalid expression
+    when = <<-EOT
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens + event.tokens + event.tokens + event.tokens + event.tokens +
+      event.tokens > 0
+    EOT
+    to   = { phase = "close-out" }
+    set  = { failures = "state.failures + 1" }
+    effect "inject" {
+      message = "warning"
+      deliver = "request"
+    }
+  }
+}

@@ -1,0 +1,2 @@
+use "wipe-memory" { # ERROR: Unknown built-in policy
+}

@@ -1,0 +1,39 @@
+policy "unknown_function" {
+  description = "Invalid: a function the language does not have"
+}
+
+param "runway" {
+  type        = number
+  default     = 12288
+  description = "Tokens of runway above the reserve."
+  validation {
+    condition     = "value >= 0"
+    error_message = "runway must not be negative."
+  }
+}
+
+slot "phase" {
+  values = ["none", "close-out"]
+}
+
+slot "failures" {
+  type = int
+}
+
+message "warning" {
+  text = "Your context window is nearly full."
+}
+
+group "main" {
+  rule "warn" {
+    on   = "request"
+    from = { phase = "none" }
+    when = "remaining(event.tokens) < 0" # ERROR: Invalid expression
+    to   = { phase = "close-out" }
+    set  = { failures = "state.failures + 1" }
+    effect "inject" {
+      message = "warning"
+      deliver = "request"
+    }
+  }
+}
