@@ -68,7 +68,7 @@ func (e *Engine) Policy() *rules.Policy { return e.policy }
 
 // NewSession starts a session in the policy's initial state.
 func (e *Engine) NewSession() *Session {
-	s := &Session{eng: e, state: make([]lang.Value, len(e.initial)), next: make([]lang.Value, len(e.initial))}
+	s := &Session{eng: e, state: make([]lang.Value, len(e.initial))}
 	copy(s.state, e.initial)
 	return s
 }

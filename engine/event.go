@@ -122,6 +122,10 @@ func defaultValue(f contract.Fact) lang.Value {
 	case int64:
 		return lang.Value{Num: float64(d)}
 	case string:
+		if len(f.Enum) > 0 {
+			v, _ := lang.EnumValue(f.Enum, d)
+			return v
+		}
 		return lang.Value{Str: d}
 	}
 	return lang.Value{}
@@ -157,8 +161,12 @@ func factValue(f contract.Fact, x any) (lang.Value, error) {
 		return lang.Value{Num: n}, nil
 	case contract.String:
 		if s, ok := x.(string); ok {
-			if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
-				return lang.Value{}, fmt.Errorf("is one of %s, not %q", strings.Join(f.Enum, ", "), s)
+			if len(f.Enum) > 0 {
+				v, ok := lang.EnumValue(f.Enum, s)
+				if !ok {
+					return lang.Value{}, fmt.Errorf("is one of %s, not %q", strings.Join(f.Enum, ", "), s)
+				}
+				return v, nil
 			}
 			return lang.Value{Str: s}, nil
 		}
@@ -167,7 +175,7 @@ func factValue(f contract.Fact, x any) (lang.Value, error) {
 		case nil:
 			return lang.Value{}, nil
 		case map[string]any:
-			return lang.Value{Obj: normalize(o).(map[string]any)}, nil
+			return lang.Value{X: normalize(o).(map[string]any)}, nil
 		}
 	}
 	return lang.Value{}, fmt.Errorf("must be %s, not %s", article(f.Type), describe(x))

@@ -13,8 +13,11 @@ import (
 type Session struct {
 	eng   *Engine
 	state []lang.Value
-	next  []lang.Value
-	frame lang.Frame
+	// writes are the slot assignments of the event being decided, applied
+	// only when the whole event succeeds: every expression reads the state
+	// before the event, and a rejected event changes nothing.
+	writes []write
+	frame  lang.Frame
 	// buffers reused by every decision
 	rules   []string
 	effects []Effect
@@ -38,8 +41,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 	}
 	f := &s.frame
 	f.Event, f.State, f.Err = ev.facts, s.state, nil
-	copy(s.next, s.state)
-	s.rules, s.effects = s.rules[:0], s.effects[:0]
+	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
 	for _, g := range s.eng.plans[ev.kind] {
 		fired := ""
 		for _, r := range g.rules {
@@ -73,7 +75,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 			}
 		}
 	}
-	s.state, s.next = s.next, s.state
+	s.apply()
 	d := Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}
 	if explain != nil {
 		d.Explain = *explain
@@ -82,21 +84,13 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 }
 
 func (s *Session) fail(ev Event, r *rule, err error) error {
-	s.rules, s.effects = s.rules[:0], s.effects[:0]
+	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
 
 func (s *Session) from(r *rule) bool {
 	for _, m := range r.c.From {
-		v := s.state[m.Slot.Index].Str
-		ok := false
-		for _, want := range m.Values {
-			if v == want {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if m.Mask&(1<<uint(s.state[m.Slot.Index].Num)) == 0 {
 			return false
 		}
 	}
@@ -105,7 +99,7 @@ func (s *Session) from(r *rule) bool {
 
 func (s *Session) fromReason(r *rule) string {
 	for _, m := range r.c.From {
-		v := s.state[m.Slot.Index].Str
+		v := m.Slot.Enum[int(s.state[m.Slot.Index].Num)]
 		if !slices.Contains(m.Values, v) {
 			return fmt.Sprintf("from: %s is %q, not %s", m.Slot.Name, v, strings.Join(quote(m.Values), " or "))
 		}
@@ -131,16 +125,33 @@ func whenReason(w *lang.Program, f *lang.Frame) string {
 	return "when: " + w.Source + " is false"
 }
 
-// fire applies a rule: targets, assignments (reading the state before the
-// event) and effects.
+// write is one pending slot assignment.
+type write struct {
+	slot int
+	typ  lang.Type
+	num  float64
+	str  string
+	b    bool
+}
+
+// fire records a rule's targets and assignments (evaluated against the
+// state before the event) and emits its effects.
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
 	for _, t := range r.c.To {
-		s.next[t.Slot.Index].Str = t.Value
+		s.writes = append(s.writes, write{slot: t.Slot.Index, typ: lang.Int, num: t.Value.Num})
 	}
 	for _, a := range r.c.Set {
-		s.next[a.Slot.Index] = a.Prog.Eval(f)
-		s.next[a.Slot.Index].K = 0
+		w := write{slot: a.Slot.Index, typ: a.Slot.Type}
+		switch p := a.Prog; {
+		case p.N != nil:
+			w.num = p.N(f)
+		case p.S != nil:
+			w.str = p.S(f)
+		case p.B != nil:
+			w.b = p.B(f)
+		}
+		s.writes = append(s.writes, w)
 	}
 	for i := range r.effects {
 		ef := &r.effects[i]
@@ -159,4 +170,21 @@ func (s *Session) fire(r *rule) error {
 	}
 	s.rules = append(s.rules, r.name)
 	return nil
+}
+
+// apply commits the pending writes in order; a later write to a slot wins.
+// An enum slot keeps only its index: its string is the policy's.
+func (s *Session) apply() {
+	for i := range s.writes {
+		w := &s.writes[i]
+		v := &s.state[w.slot]
+		switch w.typ {
+		case lang.Int, lang.Float:
+			v.Num = w.num
+		case lang.String:
+			v.Str = w.str
+		case lang.Bool:
+			v.Bool = w.b
+		}
+	}
 }

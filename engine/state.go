@@ -15,6 +15,10 @@ import (
 func (s *Session) State() map[string]any {
 	out := make(map[string]any, len(s.state))
 	for _, sl := range s.eng.policy.Slots {
+		if sl.IsEnum() {
+			out[sl.Name] = sl.Enum[int(s.state[sl.Index].Num)]
+			continue
+		}
 		out[sl.Name] = s.state[sl.Index].Interface(sl.Type)
 	}
 	return out
@@ -38,7 +42,11 @@ func (s *Session) AppendStateJSON(b []byte) []byte {
 		case lang.Int, lang.Float:
 			b = append(b, lang.FormatNum(v.Num)...)
 		default:
-			q, _ := json.Marshal(v.Str)
+			str := v.Str
+			if sl.IsEnum() {
+				str = sl.Enum[int(v.Num)]
+			}
+			q, _ := json.Marshal(str)
 			b = append(b, q...)
 		}
 	}
@@ -82,8 +90,10 @@ func (s *Session) SetState(m map[string]any) error {
 		if !ok {
 			return fmt.Errorf("slot %q holds %s, not %v", name, sl.Type, x)
 		}
-		if sl.IsEnum() && !slices.Contains(sl.Enum, v.Str) {
-			return fmt.Errorf("%q is not a value of slot %q (%s)", v.Str, name, strings.Join(sl.Enum, ", "))
+		if sl.IsEnum() {
+			if v, ok = lang.EnumValue(sl.Enum, v.Str); !ok {
+				return fmt.Errorf("%q is not a value of slot %q (%s)", v.Str, name, strings.Join(sl.Enum, ", "))
+			}
 		}
 		next[sl.Index] = v
 	}

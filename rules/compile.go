@@ -55,14 +55,14 @@ func ParamValue(v cty.Value) (lang.Type, lang.Value) {
 			f, _ := e.AsBigFloat().Float64()
 			out = append(out, f)
 		}
-		return lang.ListNum, lang.Value{Nums: out}
+		return lang.ListNum, lang.Value{X: out}
 	case t.Equals(cty.List(cty.String)):
 		var out []string
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
 			out = append(out, e.AsString())
 		}
-		return lang.ListStr, lang.Value{Strs: out}
+		return lang.ListStr, lang.Value{X: out}
 	}
 	return lang.Invalid, lang.Value{}
 }
@@ -191,7 +191,11 @@ func (c *compileCtx) rule(r *Rule, env *lang.Env) *CompiledRule {
 			ok = false
 			continue
 		}
-		cr.From = append(cr.From, Match{Slot: s, Values: vals})
+		m := Match{Slot: s, Values: vals}
+		for _, v := range vals {
+			m.Mask |= 1 << slices.Index(s.Enum, v)
+		}
+		cr.From = append(cr.From, m)
 	}
 	for _, e := range r.To {
 		s, vals := c.enumEntry(r, e, "to")
@@ -204,7 +208,8 @@ func (c *compileCtx) rule(r *Rule, env *lang.Env) *CompiledRule {
 			ok = false
 			continue
 		}
-		cr.To = append(cr.To, Target{Slot: s, Value: vals[0]})
+		v, _ := lang.EnumValue(s.Enum, vals[0])
+		cr.To = append(cr.To, Target{Slot: s, Value: v})
 	}
 	if r.When != nil {
 		if prog := c.expr(r.When, env, "a guard"); prog != nil {

@@ -55,16 +55,18 @@ type CompiledRule struct {
 	Effects []CompiledEffect
 }
 
-// Match requires an enum slot to hold one of Values.
+// Match requires an enum slot to hold one of Values. Mask has bit i set
+// for the enum's i-th value, so the match is one AND.
 type Match struct {
 	Slot   *Slot
 	Values []string
+	Mask   uint64
 }
 
 // Target sets an enum slot to a literal value.
 type Target struct {
 	Slot  *Slot
-	Value string
+	Value lang.Value // the string and its enum index
 }
 
 // Assign sets a slot to an expression's value.

@@ -63,6 +63,10 @@ func decodeSlot(b *hcl.Block, index int) (*Slot, hcl.Diagnostics) {
 				diags = append(diags, errorAt(ptr(rngs[i]), "Duplicate enum value", "slot %q lists %q twice", s.Name, v))
 			}
 		}
+		if len(vals) > 64 {
+			diags = append(diags, errorAt(ptr(va.Expr.Range()), "Enum too large", "slot %q lists %d values; an enum holds at most 64", s.Name, len(vals)))
+			return s, diags
+		}
 		if len(vals) == 0 {
 			diags = append(diags, errorAt(ptr(va.Expr.Range()), "Empty enum", "slot %q needs at least one value", s.Name))
 			return s, diags
@@ -106,8 +110,12 @@ func slotValue(s *Slot, v cty.Value, rng hcl.Range) (lang.Value, hcl.Diagnostics
 			return bad("slot %q holds strings", s.Name)
 		}
 		str := v.AsString()
-		if s.IsEnum() && !slices.Contains(s.Enum, str) {
-			return bad("%q is not a value of slot %q (%s)", str, s.Name, strings.Join(quoteAll(s.Enum), ", "))
+		if s.IsEnum() {
+			ev, ok := lang.EnumValue(s.Enum, str)
+			if !ok {
+				return bad("%q is not a value of slot %q (%s)", str, s.Name, strings.Join(quoteAll(s.Enum), ", "))
+			}
+			return ev, nil
 		}
 		return lang.Value{Str: str}, nil
 	case lang.Bool:

@@ -186,6 +186,13 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 		a, b := l.n, r.n
 		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
 	case l.t == String && r.t == String:
+		if l.code == nil && r.code != nil {
+			l, r = r, l
+		}
+		if l.code != nil && r.k != nil {
+			code, want := l.code, float64(slices.Index(l.enum, r.k.Str))
+			return cnode{t: Bool, b: func(f *Frame) bool { return code(f) == want }}, nil
+		}
 		a, b := l.s, r.s
 		if r.k != nil {
 			k := r.k.Str
@@ -227,17 +234,25 @@ func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
 	switch {
 	case l.t == String && r.t == ListStr:
 		if r.k != nil {
-			for _, s := range r.k.Strs {
+			for _, s := range r.k.StrList() {
 				if err := c.enumLiteral(n, l, constant(String, Value{Str: s})); err != nil {
 					return cnode{}, err
 				}
 			}
 		}
+		if l.code != nil && r.k != nil {
+			var mask uint64
+			for _, s := range r.k.StrList() {
+				mask |= 1 << slices.Index(l.enum, s)
+			}
+			code := l.code
+			return cnode{t: Bool, b: func(f *Frame) bool { return mask&(1<<uint(code(f))) != 0 }}, nil
+		}
 		a, b := l.s, r.v
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).Strs, a(f)) }}, l, r)
+		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).StrList(), a(f)) }}, l, r)
 	case l.t.Numeric() && r.t == ListNum:
 		a, b := l.n, r.v
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).Nums, a(f)) }}, l, r)
+		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).NumList(), a(f)) }}, l, r)
 	}
 	return cnode{}, c.errAt(n, "cannot look for %s in %s", l.t, r.t)
 }

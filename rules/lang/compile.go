@@ -116,7 +116,12 @@ func conjuncts(n ast.Node) []ast.Node {
 	return []ast.Node{n}
 }
 
+// config returns the checker configuration of env, built once: the
+// environment's struct type and the functions.
 func config(env *Env) *conf.Config {
+	if env.cfg != nil {
+		return env.cfg
+	}
 	cfg := conf.CreateNew()
 	cfg.MaxNodes = DefaultMaxNodes
 	opts := []expr.Option{
@@ -127,6 +132,7 @@ func config(env *Env) *conf.Config {
 	for _, o := range opts {
 		o(cfg)
 	}
+	env.cfg = cfg
 	return cfg
 }
 
@@ -348,6 +354,8 @@ type cnode struct {
 	enum []string
 	what string // what the enum value is, for messages: "event.outcome"
 	k    *Value
+	// code reads an enum field's index, for comparisons without strings.
+	code func(*Frame) float64
 	b    func(*Frame) bool
 	n    func(*Frame) float64
 	s    func(*Frame) string
@@ -473,6 +481,12 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 			out := fieldReader(id.Value == nsEvent, f)
 			if len(f.Enum) > 0 {
 				out.enum, out.what = f.Enum, id.Value+"."+name
+				i := f.Index
+				if id.Value == nsEvent {
+					out.code = func(fr *Frame) float64 { return fr.Event[i].Num }
+				} else {
+					out.code = func(fr *Frame) float64 { return fr.State[i].Num }
+				}
 			}
 			return out, nil
 		default:
@@ -492,7 +506,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 		}
 		name, get := prop.Value, base.v
 		return cnode{t: Any, v: func(f *Frame) Value {
-			o := get(f).Obj
+			o := get(f).Object()
 			if o == nil {
 				return Value{}
 			}
@@ -520,7 +534,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 		}
 		if base.t == ListNum {
 			out := cnode{t: Float, n: func(f *Frame) float64 {
-				l := get(f).Nums
+				l := get(f).NumList()
 				if i := pos(f, len(l)); i >= 0 {
 					return l[i]
 				}
@@ -529,7 +543,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 			return fold(out, base, idx)
 		}
 		out := cnode{t: String, s: func(f *Frame) string {
-			l := get(f).Strs
+			l := get(f).StrList()
 			if i := pos(f, len(l)); i >= 0 {
 				return l[i]
 			}
@@ -562,6 +576,11 @@ func fieldReader(event bool, f *Field) cnode {
 	case Int, Float:
 		out.n = func(fr *Frame) float64 { return fr.State[i].Num }
 	case String:
+		if enum := f.Enum; len(enum) > 0 {
+			// An enum slot holds its index; the string is the policy's.
+			out.s = func(fr *Frame) string { return enum[int(fr.State[i].Num)] }
+			break
+		}
 		out.s = func(fr *Frame) string { return fr.State[i].Str }
 	default:
 		out.v = func(fr *Frame) Value { return fr.State[i] }
@@ -708,7 +727,10 @@ func (c *compiler) array(n *ast.ArrayNode) (cnode, error) {
 	if t == Invalid {
 		t = ListStr
 	}
-	return constant(t, Value{Nums: nums, Strs: strs}), nil
+	if t == ListNum {
+		return constant(t, Value{X: nums}), nil
+	}
+	return constant(t, Value{X: strs}), nil
 }
 
 func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, error) {
@@ -747,7 +769,7 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 			out = cnode{t: Int, n: func(f *Frame) float64 { return float64(len(s(f))) }}
 		case ListNum, ListStr:
 			v := x.v
-			out = cnode{t: Int, n: func(f *Frame) float64 { l := v(f); return float64(len(l.Nums) + len(l.Strs)) }}
+			out = cnode{t: Int, n: func(f *Frame) float64 { l := v(f); return float64(len(l.NumList()) + len(l.StrList())) }}
 		default:
 			return cnode{}, c.errAt(args[0], "len needs a string or a list, not %s", x.t)
 		}

@@ -21,7 +21,7 @@ func testEnv() *Env {
 		},
 		Params: []Const{
 			{Name: "runway", Type: Float, Value: Value{Num: 100}},
-			{Name: "delays", Type: ListNum, Value: Value{Nums: []float64{5, 10, 20}}},
+			{Name: "delays", Type: ListNum, Value: Value{X: []float64{5, 10, 20}}},
 		},
 		Messages: []Const{{Name: "ack", Type: String, Value: Value{Str: "ok"}}},
 	}
@@ -29,7 +29,7 @@ func testEnv() *Env {
 
 func testFrame() *Frame {
 	return &Frame{
-		Event: []Value{{Num: 950}, {Str: "completed"}, {Bool: true}, {Obj: map[string]any{"reason": "full"}}, {Str: "set force 2000"}},
+		Event: []Value{{Num: 950}, {Str: "completed"}, {Bool: true}, {X: map[string]any{"reason": "full"}}, {Str: "set force 2000"}},
 		State: []Value{{Str: "none"}, {Num: 1}},
 	}
 }

@@ -2,6 +2,8 @@ package lang
 
 import (
 	"fmt"
+
+	"github.com/expr-lang/expr/conf"
 	"reflect"
 	"sort"
 )
@@ -43,6 +45,7 @@ type Env struct {
 	NoEvent, NoState bool
 
 	rtype reflect.Type
+	cfg   *conf.Config
 }
 
 // Namespaces an expression reads by member access.

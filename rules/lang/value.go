@@ -49,14 +49,35 @@ func (t Type) Numeric() bool { return t == Int || t == Float }
 // Value is one fact, slot or param value. Which field is meaningful follows
 // from the static type of the place that holds it; K is set only where the
 // type is not static (members of an Object).
+//
+// Enum strings also carry their index in the enum in Num, so that a state
+// match or an equality with a literal compares numbers, not strings.
 type Value struct {
 	Num  float64
 	Str  string
 	Bool bool
 	K    Type
-	Nums []float64
-	Strs []string
-	Obj  map[string]any
+	// X holds a list ([]float64, []string) or an object (map[string]any).
+	X any
+}
+
+// NumList returns a list(number) value's elements.
+func (v Value) NumList() []float64 { l, _ := v.X.([]float64); return l }
+
+// StrList returns a list(string) value's elements.
+func (v Value) StrList() []string { l, _ := v.X.([]string); return l }
+
+// Object returns an object value's members.
+func (v Value) Object() map[string]any { m, _ := v.X.(map[string]any); return m }
+
+// EnumValue is the value of an enum string: the string and its index.
+func EnumValue(enum []string, s string) (Value, bool) {
+	for i, e := range enum {
+		if e == s {
+			return Value{Str: s, Num: float64(i)}, true
+		}
+	}
+	return Value{Str: s}, false
 }
 
 // Frame is what an expression reads while a decision runs.
@@ -85,11 +106,11 @@ func (v Value) Interface(t Type) any {
 	case String:
 		return v.Str
 	case ListNum:
-		return v.Nums
+		return v.NumList()
 	case ListStr:
-		return v.Strs
+		return v.StrList()
 	case Object:
-		return v.Obj
+		return v.Object()
 	case Any:
 		return anyOf(v)
 	}
@@ -127,11 +148,11 @@ func FromInterface(t Type, x any) (Value, bool) {
 			return Value{}, true
 		}
 		m, ok := x.(map[string]any)
-		return Value{Obj: m}, ok
+		return Value{X: m}, ok
 	case ListNum:
 		switch l := x.(type) {
 		case []float64:
-			return Value{Nums: l}, true
+			return Value{X: l}, true
 		case []any:
 			out := make([]float64, len(l))
 			for i, e := range l {
@@ -141,12 +162,12 @@ func FromInterface(t Type, x any) (Value, bool) {
 				}
 				out[i] = f
 			}
-			return Value{Nums: out}, true
+			return Value{X: out}, true
 		}
 	case ListStr:
 		switch l := x.(type) {
 		case []string:
-			return Value{Strs: l}, true
+			return Value{X: l}, true
 		case []any:
 			out := make([]string, len(l))
 			for i, e := range l {
@@ -156,7 +177,7 @@ func FromInterface(t Type, x any) (Value, bool) {
 				}
 				out[i] = s
 			}
-			return Value{Strs: out}, true
+			return Value{X: out}, true
 		}
 	}
 	return Value{}, false
@@ -172,7 +193,7 @@ func dyn(x any) Value {
 	case string:
 		return Value{Str: v, K: String}
 	case map[string]any:
-		return Value{Obj: v, K: Object}
+		return Value{X: v, K: Object}
 	}
 	return Value{}
 }
@@ -186,7 +207,7 @@ func anyOf(v Value) any {
 	case String:
 		return v.Str
 	case Object:
-		return v.Obj
+		return v.Object()
 	}
 	return nil
 }
