@@ -384,7 +384,9 @@ func constant(t Type, v Value) cnode {
 	return c
 }
 
-// fold turns n into a constant when every input is constant.
+// fold turns n into a constant when every input is constant. A constant
+// that cannot be computed (an index out of range) stays a runtime check:
+// it may sit on a side of && || ?: that never runs.
 func fold(n cnode, inputs ...cnode) (cnode, error) {
 	for _, in := range inputs {
 		if in.k == nil {
@@ -394,7 +396,7 @@ func fold(n cnode, inputs ...cnode) (cnode, error) {
 	var f Frame
 	v := n.program("").Eval(&f)
 	if f.Err != nil {
-		return n, f.Err
+		return n, nil
 	}
 	out := constant(n.t, v)
 	out.enum, out.what = n.enum, n.what

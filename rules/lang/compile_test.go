@@ -60,6 +60,8 @@ func TestCompileEvaluates(t *testing.T) {
 		{"string(event.tokens)", "950"},
 		{"event.tokens / 2", 475.0},
 		{"event.tokens % 7", 5.0},
+		{"len(param.delays) < 5 || param.delays[7] > 0", true},
+		{"len(param.delays) > 5 ? param.delays[7] : 1", 1.0},
 	}
 	for _, tc := range cases {
 		p, err := Compile(tc.src, testEnv())

@@ -1,0 +1,789 @@
+# autocompacter: summarising checkpoints.
+#
+# The agent calls `self-compact`, or the user runs `/autocompacter`, and at
+# the end of the turn the host summarises the whole context and appends a
+# self-retaining compaction (the `checkpoint` effect); the agent resumes from
+# the summary. Automatically, each completed turn is measured against three
+# levels: a notice and a warning (each once per cycle) and the force limit,
+# where a checkpoint is taken without asking. Failed summaries leave the
+# context alone; the next checkpoint waits a growing delay, and after
+# failure_limit failures in a row the automatic force pauses.
+#
+# A cycle runs from one compaction to the next: a saved checkpoint or the
+# host's own compaction starts a new one.
+#
+# The host reports the end of a checkpoint with `summary_done`; a checkpoint
+# is written by the host itself, so it raises no `before_compact` or
+# `compact_done` of its own (those come only from the host's native
+# compaction).
+#
+# Slots:
+#   request         none | tool | command: the one stored checkpoint request
+#                   and who made it
+#   phase           idle | summarizing: a checkpoint is being written
+#   resume          the checkpoint in flight wants the run to go on (it was
+#                   requested, or its turn had pending work)
+#   compacted       the session already ends in a compaction: nothing new was
+#                   sent to the model since the last checkpoint or host
+#                   compaction (see the boundary group)
+#   noticed, warned the notice / warning of this cycle went out
+#   failures        summary failures in a row
+#   retry_at        no checkpoint at a turn boundary before this time (ms)
+#   cooldown_until  no checkpoint at a turn boundary before this time (ms)
+#   notice_set, warning_set, force_set
+#                   limits saved with `/autocompacter set …` in this session
+#                   (0: the param in force); see the settings group
+#
+# Groups, one concern each:
+#   request     self-compact and `/autocompacter` without arguments
+#   checkpoint  the turn boundary: requested and forced checkpoints, notice
+#               and warning
+#   summary     the result of a checkpoint
+#   resume      continuing after a failed summary
+#   failures    `/autocompacter` clears the failure state
+#   settings    `/autocompacter set …` and `reset`
+#   boundary    the host's own compaction at the same boundary
+#   session     session replacement, tree change, model change
+
+policy "autocompacter" {
+  description = "Summarising checkpoints with self-compact and /autocompacter; notice, warning and force levels, force limit = min(saved, 270000, 80% of the window), 10 s cooldown, retries after 5/10/20 s, pause after 3 failures."
+}
+
+# ---------------------------------------------------------------- params
+
+param "notice_limit" {
+  type        = number
+  default     = 180000
+  description = "Saved notice limit (tokens). Scaled by the same ratio as the force limit; at the active value a notice asks the agent to checkpoint soon, once per cycle."
+  validation {
+    condition     = "value > 0 && value == float(int(value))"
+    error_message = "notice_limit must be a whole number of tokens above 0."
+  }
+  validation {
+    condition     = "value < param.warning_limit"
+    error_message = "notice_limit must be below warning_limit."
+  }
+}
+
+param "warning_limit" {
+  type        = number
+  default     = 220000
+  description = "Saved warning limit (tokens). Scaled by the same ratio as the force limit; at the active value a warning asks the agent to checkpoint now, once per cycle."
+  validation {
+    condition     = "value > 0 && value == float(int(value))"
+    error_message = "warning_limit must be a whole number of tokens above 0."
+  }
+  validation {
+    condition     = "value < param.force_limit"
+    error_message = "warning_limit must be below force_limit."
+  }
+}
+
+param "force_limit" {
+  type        = number
+  default     = 270000
+  description = "Saved force limit (tokens). The active force limit is the smallest of this, force_cap and force_ratio times the model's context window; a completed turn at or above it is checkpointed without asking."
+  validation {
+    condition     = "value > 0 && value == float(int(value))"
+    error_message = "force_limit must be a whole number of tokens above 0."
+  }
+}
+
+param "force_cap" {
+  type        = number
+  default     = 270000
+  description = "Upper bound of the active force limit (tokens), whatever the saved limit and the window."
+  validation {
+    condition     = "value > 0 && value == float(int(value))"
+    error_message = "force_cap must be a whole number of tokens above 0."
+  }
+}
+
+param "force_ratio" {
+  type        = number
+  default     = 0.8
+  description = "Share of the model's context window the active force limit may reach (0.8: 80%)."
+  validation {
+    condition     = "value > 0 && value <= 1"
+    error_message = "force_ratio must be above 0 and at most 1."
+  }
+}
+
+param "cooldown_ms" {
+  type        = number
+  default     = 10000
+  description = "Milliseconds after a saved checkpoint during which no further checkpoint is taken at a turn boundary."
+  validation {
+    condition     = "value >= 0 && value == float(int(value))"
+    error_message = "cooldown_ms must be a whole number of milliseconds, 0 or more."
+  }
+}
+
+param "retry_delays_ms" {
+  type        = list(number)
+  default     = [5000, 10000, 20000]
+  description = "Milliseconds to wait after the 1st, 2nd, 3rd … summary failure in a row before the next checkpoint at a turn boundary (requested or forced); the last entry repeats. The wait is checked when a later turn reaches its boundary (there is no timer)."
+  validation {
+    condition     = "len(value) >= 1 && value[0] >= 0"
+    error_message = "retry_delays_ms must list at least one delay, in milliseconds, 0 or more."
+  }
+}
+
+param "failure_limit" {
+  type        = number
+  default     = 3
+  description = "Summary failures in a row that pause automatic checkpoints until /autocompacter clears them."
+  validation {
+    condition     = "value >= 1 && value == float(int(value))"
+    error_message = "failure_limit must be a whole number, 1 or more."
+  }
+}
+
+# ---------------------------------------------------------------- state
+
+slot "request" {
+  values      = ["none", "tool", "command"]
+  initial     = "none"
+  description = "The stored checkpoint request: none, tool (self-compact) or command (/autocompacter while a turn runs)."
+}
+
+slot "phase" {
+  values      = ["idle", "summarizing"]
+  initial     = "idle"
+  description = "summarizing: a checkpoint was started and its summary_done has not arrived."
+}
+
+slot "resume" {
+  type        = bool
+  initial     = false
+  description = "The checkpoint in flight continues the run: it was requested, or its turn had tool results or pending messages."
+}
+
+slot "compacted" {
+  type        = bool
+  initial     = false
+  description = "The session already ends in a compaction (a saved checkpoint or the host's own) and no request was sent since."
+}
+
+slot "noticed" {
+  type        = bool
+  initial     = false
+  description = "The notice of this cycle went out."
+}
+
+slot "warned" {
+  type        = bool
+  initial     = false
+  description = "The warning of this cycle went out."
+}
+
+slot "failures" {
+  type        = int
+  initial     = 0
+  description = "Summary failures in a row."
+}
+
+slot "retry_at" {
+  type        = time
+  initial     = 0
+  description = "Host time (ms) before which no checkpoint is taken at a turn boundary after a summary failure."
+}
+
+slot "cooldown_until" {
+  type        = time
+  initial     = 0
+  description = "Host time (ms) before which no checkpoint is taken at a turn boundary."
+}
+
+slot "notice_set" {
+  type        = int
+  initial     = 0
+  description = "Notice limit saved in this session with /autocompacter set notice; 0: the param in force."
+}
+
+slot "warning_set" {
+  type        = int
+  initial     = 0
+  description = "Warning limit saved in this session with /autocompacter set warning; 0: the param in force."
+}
+
+slot "force_set" {
+  type        = int
+  initial     = 0
+  description = "Force limit saved in this session with /autocompacter set force; 0: the param in force."
+}
+
+# ---------------------------------------------------------------- derived
+
+# The saved limits: a value set in this session wins over the param in force
+# (the host reloads the params from the project's settings at session start
+# and tree change, when the session values are dropped).
+derived "saved_notice" {
+  value = "state.notice_set > 0 ? state.notice_set : int(param.notice_limit)"
+}
+
+derived "saved_warning" {
+  value = "state.warning_set > 0 ? state.warning_set : int(param.warning_limit)"
+}
+
+derived "saved_force" {
+  value = "state.force_set > 0 ? state.force_set : int(param.force_limit)"
+}
+
+# "The active force limit is the smallest of these values: The saved force
+# limit. 270,000 tokens. 80% of the model context window."
+derived "active_force" {
+  value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
+}
+
+# "Notice and warning scale by the same ratio as force."
+derived "force_scale" {
+  value = "active_force / saved_force"
+}
+
+# "The three active values stay distinct." The saved values are strictly
+# ordered: notice < warning < force (param validation, and the checks of
+# `/autocompacter set`). Scaling by one ratio keeps the order, and
+# warning < force survives rounding down: saved_warning * ratio is below
+# saved_force * ratio, which is active_force, a whole number. Notice and
+# warning can round down to the same whole number when the ratio is small;
+# the min() holds the notice one token below the warning.
+derived "active_warning" {
+  value = "int(saved_warning * force_scale)"
+}
+
+derived "active_notice" {
+  value = "min(int(saved_notice * force_scale), active_warning - 1)"
+}
+
+# "Three failures pause automatic attempts." Only the automatic force stops;
+# a requested checkpoint still runs once the retry delay has passed (with the
+# defaults: 5 s after the 1st failure, 10 s after the 2nd, 20 s after the 3rd
+# and every later one), so each of the three delays has a use.
+derived "paused" {
+  value = "state.failures >= param.failure_limit"
+}
+
+# "The extension waits 10 seconds after a checkpoint."
+derived "cooled_down" {
+  value = "event.now_ms >= state.cooldown_until"
+}
+
+# "The delay applies when a later turn reaches its boundary."
+derived "retry_due" {
+  value = "event.now_ms >= state.retry_at"
+}
+
+# ---------------------------------------------------------------- surface
+
+tool "self-compact" {
+  description = <<-EOT
+    Checkpoint your context: when this turn and its tool calls finish, the
+    whole conversation is summarised and you resume from the summary in the
+    next turn. Use it at a natural break, or when asked to because the context
+    is filling up. Make sure the work in progress is visible in the
+    conversation (files, decisions, next step) so the summary can keep it.
+  EOT
+}
+
+command "autocompacter" {
+  description = "Checkpoint the context now (summarise and resume). `/autocompacter set notice|warning|force TOKENS` saves a limit; `/autocompacter reset` restores the default limits."
+}
+
+message "notice" {
+  text = <<-EOT
+    Context notice: this conversation is getting long. At the next natural
+    break, call `self-compact` to checkpoint it; you will resume from a
+    summary.
+  EOT
+}
+
+message "warning" {
+  text = <<-EOT
+    Context warning: this conversation is close to its limit. Finish the step
+    you are on and call `self-compact` now; a checkpoint is taken
+    automatically if the context keeps growing.
+  EOT
+}
+
+message "tool_requested" {
+  text = "Checkpoint requested: it is taken when this turn and its tool calls finish, and you resume from the summary."
+}
+
+message "already_requested" {
+  text = "A checkpoint is already requested; it is taken at the end of this turn."
+}
+
+message "command_started" {
+  text = "Checkpoint started: the context is being summarised, and the agent resumes from the summary."
+}
+
+message "command_queued" {
+  text = "Checkpoint requested: it is taken when the current turn and its tool calls finish."
+}
+
+message "checkpoint_running" {
+  text = "A checkpoint is already being written."
+}
+
+message "already_compacted" {
+  text = "The session already ends in a compaction; nothing new to checkpoint."
+}
+
+message "duplicate_compaction" {
+  text = "Compaction skipped: a checkpoint already covers this point of the session."
+}
+
+message "summary_failed" {
+  text = "Checkpoint failed; the context is unchanged. The next attempt waits a little."
+}
+
+message "summary_failed_paused" {
+  text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again."
+}
+
+message "limit_saved" {
+  text = "Saved."
+}
+
+message "limits_reset" {
+  text = "Saved limits removed: the default notice, warning and force limits apply from the next settings reload (session start or tree change)."
+}
+
+message "limit_rejected" {
+  text = "Not saved: a limit is a whole number of tokens above 0, and notice < warning < force must hold."
+}
+
+message "usage" {
+  text = "Usage: /autocompacter (checkpoint now), /autocompacter set notice|warning|force TOKENS, /autocompacter reset."
+}
+
+# ---------------------------------------------------------------- requests
+
+group "request" {
+  # "The extension stores one request. A second request does not replace
+  # it."
+  rule "self_compact_second_request_keeps_first" {
+    on   = "tool"
+    from = { request = ["tool", "command"] }
+    when = "event.name == 'self-compact'"
+    effect "reply" {
+      text = "message.already_requested"
+    }
+  }
+
+  # "The agent calls self-compact ... The extension stores one request."
+  rule "self_compact_stores_request" {
+    on   = "tool"
+    from = { request = "none" }
+    when = "event.name == 'self-compact'"
+    to   = { request = "tool" }
+    effect "reply" {
+      text = "message.tool_requested"
+    }
+  }
+
+  # One checkpoint at a time: the one being written is the answer.
+  rule "autocompacter_while_checkpoint_running" {
+    on   = "command"
+    from = { phase = "summarizing" }
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0"
+    effect "reply" {
+      text = "message.checkpoint_running"
+    }
+  }
+
+  # "An existing compaction at the same boundary prevents a duplicate."
+  # Idle, with nothing sent since the last compaction, the session already
+  # ends in one.
+  rule "autocompacter_at_compacted_boundary_is_a_duplicate" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle && state.compacted"
+    effect "reply" {
+      text = "message.already_compacted"
+    }
+  }
+
+  # "the user runs /autocompacter" ... "A requested checkpoint starts the
+  # next model turn. The agent resumes from the summary." Idle, there is no
+  # turn to wait for: the checkpoint is taken now (it also takes up a request
+  # still stored from an earlier run). The cooldown does not apply: the user
+  # asked, and the duplicate check above covers "no new work".
+  rule "autocompacter_when_idle_checkpoints_now" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
+    to   = { phase = "summarizing", request = "none" }
+    set  = { resume = "true" }
+    effect "checkpoint" {
+      continue = true
+    }
+    effect "reply" {
+      text = "message.command_started"
+    }
+  }
+
+  # "A second request does not replace it."
+  rule "autocompacter_second_request_keeps_first" {
+    on   = "command"
+    from = { request = ["tool", "command"] }
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0"
+    effect "reply" {
+      text = "message.already_requested"
+    }
+  }
+
+  # "the user runs /autocompacter. The extension stores one request. Pi
+  # finishes the current assistant turn and its tool calls."
+  rule "autocompacter_while_streaming_stores_request" {
+    on   = "command"
+    from = { request = "none" }
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0"
+    to   = { request = "command" }
+    effect "reply" {
+      text = "message.command_queued"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- the turn boundary
+
+group "checkpoint" {
+  # "An aborted or failed turn cancels a queued tool request." A synthetic
+  # abort (an assistant message stopped as aborted) is an aborted turn too.
+  # A request the user made with /autocompacter stays for the next completed
+  # turn: the seed names only the tool request.
+  rule "failed_turn_cancels_tool_request" {
+    on   = "turn_end"
+    from = { request = "tool" }
+    when = "event.outcome != 'completed' || event.synthetic_abort"
+    to   = { request = "none" }
+  }
+
+  # "An existing compaction at the same boundary prevents a duplicate."
+  # The fact: `compacted` (a compaction ended the session and no request was
+  # sent since). The request is satisfied by that compaction.
+  rule "existing_compaction_satisfies_request" {
+    on   = "turn_end"
+    from = { request = ["tool", "command"], phase = "idle" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && state.compacted"
+    to   = { request = "none" }
+  }
+
+  # "Pi finishes the current assistant turn and its tool calls. The
+  # extension summarizes the complete context preview ... adds a
+  # self-retaining Pi compaction entry. A requested checkpoint starts the next
+  # model turn." "The extension waits 10 seconds after a checkpoint" and
+  # "The delay applies when a later turn reaches its boundary": inside the
+  # cooldown or before the retry time the request stays stored for a later
+  # boundary. The pause does not apply: it stops automatic attempts only.
+  rule "requested_checkpoint_after_turn_and_tool_calls" {
+    on   = "turn_end"
+    from = { request = ["tool", "command"], phase = "idle" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due"
+    to   = { request = "none", phase = "summarizing" }
+    set  = { resume = "true" }
+    effect "checkpoint" {
+      continue = true
+    }
+  }
+
+  # "The extension checks estimated token use at each completed turn. It
+  # compacts at the active force limit. A turn with tool results or pending
+  # messages continues after compaction. A completed response without pending
+  # work does not create an extra model turn." "Force creates a checkpoint
+  # instead of a notice." Not inside the cooldown, not before the retry time
+  # ("The delay applies when a later turn reaches its boundary"), not while
+  # paused ("Three failures pause automatic attempts"), not twice at one
+  # boundary.
+  rule "force_checkpoint_at_active_limit" {
+    on   = "turn_end"
+    from = { phase = "idle" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force"
+    to   = { phase = "summarizing" }
+    set  = { resume = "event.tool_results > 0 || event.queued" }
+    effect "checkpoint" {
+      continue = "event.tool_results > 0 || event.queued"
+    }
+  }
+
+  # "Notice and warning messages start a model turn. The extension sends
+  # each level once per cycle. This rule prevents a notice loop." The warning
+  # covers the notice of the same cycle.
+  rule "warning_once_per_cycle" {
+    on   = "turn_end"
+    from = { request = "none", phase = "idle" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.warned && event.tokens >= active_warning"
+    set = {
+      warned  = "true"
+      noticed = "true"
+    }
+    effect "inject" {
+      message = "warning"
+      deliver = "turn"
+    }
+  }
+
+  # "Notice and warning messages start a model turn. The extension sends
+  # each level once per cycle."
+  rule "notice_once_per_cycle" {
+    on   = "turn_end"
+    from = { request = "none", phase = "idle" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.noticed && event.tokens >= active_notice"
+    set  = { noticed = "true" }
+    effect "inject" {
+      message = "notice"
+      deliver = "turn"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- the summary
+
+group "summary" {
+  # "The extension adds a self-retaining Pi compaction entry." A saved
+  # checkpoint ends the cycle (notices may go out again), ends the failure
+  # run, and starts the cooldown: "The extension waits 10 seconds after a
+  # checkpoint."
+  rule "checkpoint_saved_starts_new_cycle" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "event.ok"
+    to   = { phase = "idle" }
+    set = {
+      resume         = "false"
+      compacted      = "true"
+      noticed        = "false"
+      warned         = "false"
+      failures       = "0"
+      retry_at       = "0"
+      cooldown_until = "event.now_ms + int(param.cooldown_ms)"
+    }
+  }
+
+  # "A summary error leaves the session context unchanged. The extension
+  # adds a visible error message." "Three failures pause automatic
+  # attempts." The retry delay is still set: it spaces out requested
+  # checkpoints, which the pause does not stop.
+  rule "summary_error_pauses_after_failure_limit" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "!event.ok && state.failures + 1 >= param.failure_limit"
+    to   = { phase = "idle" }
+    set = {
+      resume   = "false"
+      failures = "state.failures + 1"
+      retry_at = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+    }
+    effect "notify" {
+      level = "error"
+      text  = "event.error == '' ? message.summary_failed_paused : message.summary_failed_paused + ' (' + event.error + ')'"
+    }
+  }
+
+  # "A summary error leaves the session context unchanged. The extension
+  # adds a visible error message." "Retry delays are 5, 10, and 20 seconds.
+  # The delay applies when a later turn reaches its boundary. The extension
+  # does not run a background timer." The n-th failure in a row waits
+  # retry_delays_ms[n-1] (the last entry repeats), checked at turn_end.
+  rule "summary_error_schedules_retry_delay" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "!event.ok"
+    to   = { phase = "idle" }
+    set = {
+      resume   = "false"
+      failures = "state.failures + 1"
+      retry_at = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+    }
+    effect "notify" {
+      level = "error"
+      text  = "event.error == '' ? message.summary_failed : message.summary_failed + ' (' + event.error + ')'"
+    }
+  }
+}
+
+group "resume" {
+  # "Requested work and turns with pending work can continue from the
+  # original context." A completed response without pending work stays
+  # stopped.
+  rule "failed_summary_continues_pending_work" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "!event.ok && state.resume"
+    effect "continue" {}
+  }
+}
+
+# ---------------------------------------------------------------- failure state
+
+group "failures" {
+  # "/autocompacter clears the failure state and tries again." The try is
+  # the request group's checkpoint or stored request.
+  rule "autocompacter_clears_failure_state" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && state.failures > 0"
+    set = {
+      failures = "0"
+      retry_at = "0"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- /autocompacter set | reset
+
+# "Nonterminal use: ... In other modes, use the set or reset command form."
+# `/autocompacter set notice|warning|force TOKENS` saves one limit,
+# `/autocompacter reset` removes the saved ones. The value must be a whole
+# number of tokens above 0 that keeps notice < warning < force against the
+# other two saved limits; anything else is answered with an error text and
+# changes nothing. A saved limit applies at once through its *_set slot and
+# is persisted with save_param; reset clears the session values and the
+# persisted ones, and the defaults come back with the next settings reload
+# (a policy cannot name a param's default).
+group "settings" {
+  rule "set_notice_limit" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 3 && field(event.args, 0) == 'set' && field(event.args, 1) == 'notice' && field(event.args, 2) matches '^[0-9]{1,9}$' && int(field(event.args, 2)) > 0 && int(field(event.args, 2)) < saved_warning"
+    set  = { notice_set = "int(field(event.args, 2))" }
+    effect "save_param" {
+      name  = "'notice_limit'"
+      value = "int(field(event.args, 2))"
+    }
+    effect "reply" {
+      text = "message.limit_saved + ' notice_limit = ' + string(int(field(event.args, 2)))"
+    }
+  }
+
+  rule "set_warning_limit" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 3 && field(event.args, 0) == 'set' && field(event.args, 1) == 'warning' && field(event.args, 2) matches '^[0-9]{1,9}$' && int(field(event.args, 2)) > saved_notice && int(field(event.args, 2)) < saved_force"
+    set  = { warning_set = "int(field(event.args, 2))" }
+    effect "save_param" {
+      name  = "'warning_limit'"
+      value = "int(field(event.args, 2))"
+    }
+    effect "reply" {
+      text = "message.limit_saved + ' warning_limit = ' + string(int(field(event.args, 2)))"
+    }
+  }
+
+  rule "set_force_limit" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 3 && field(event.args, 0) == 'set' && field(event.args, 1) == 'force' && field(event.args, 2) matches '^[0-9]{1,9}$' && int(field(event.args, 2)) > saved_warning"
+    set  = { force_set = "int(field(event.args, 2))" }
+    effect "save_param" {
+      name  = "'force_limit'"
+      value = "int(field(event.args, 2))"
+    }
+    effect "reply" {
+      text = "message.limit_saved + ' force_limit = ' + string(int(field(event.args, 2)))"
+    }
+  }
+
+  # A well-formed `set` whose value is not a whole number above 0 or breaks
+  # notice < warning < force: an error text, nothing saved.
+  rule "set_limit_rejected" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 3 && field(event.args, 0) == 'set' && field(event.args, 1) in ['notice', 'warning', 'force']"
+    effect "reply" {
+      text = "message.limit_rejected + ' Saved now: notice ' + string(saved_notice) + ', warning ' + string(saved_warning) + ', force ' + string(saved_force) + '.'"
+    }
+  }
+
+  rule "reset_saved_limits" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 1 && field(event.args, 0) == 'reset'"
+    set = {
+      notice_set  = "0"
+      warning_set = "0"
+      force_set   = "0"
+    }
+    effect "clear_param" {
+      name = "'notice_limit'"
+    }
+    effect "clear_param" {
+      name = "'warning_limit'"
+    }
+    effect "clear_param" {
+      name = "'force_limit'"
+    }
+    effect "reply" {
+      text = "message.limits_reset"
+    }
+  }
+
+  # Anything else after /autocompacter: the usage, nothing changed.
+  rule "autocompacter_usage_for_unknown_form" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) > 0"
+    effect "reply" {
+      text = "message.usage"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- the host's own compaction
+
+group "boundary" {
+  # "An existing compaction at the same boundary prevents a duplicate."
+  # While a checkpoint is being written, or when the session already ends in
+  # one (nothing sent since), the host's own compaction (threshold, overflow
+  # or /compact) would compact the same boundary again: it is cancelled.
+  rule "host_compaction_at_checkpointed_boundary_cancelled" {
+    on   = "before_compact"
+    when = "state.phase == 'summarizing' || state.compacted"
+    effect "cancel_compaction" {
+      text = "message.duplicate_compaction"
+    }
+  }
+
+  # The host's own compaction is a compaction at this boundary too: a
+  # checkpoint request at the same boundary is a duplicate, and the cycle
+  # starts over ("each level once per cycle").
+  rule "host_compaction_marks_boundary_compacted" {
+    on = "compact_done"
+    set = {
+      compacted = "true"
+      noticed   = "false"
+      warned    = "false"
+    }
+  }
+
+  # A request to the model means new work after the compaction: the next
+  # boundary is a new one.
+  rule "new_request_moves_boundary" {
+    on   = "request"
+    when = "state.compacted"
+    set  = { compacted = "false" }
+  }
+}
+
+# ---------------------------------------------------------------- sessions and models
+
+group "session" {
+  # "Session replacement also cancels stale work." "The extension reads
+  # settings from the current project at session start. A session tree
+  # change reloads them." The stored request and the checkpoint in flight
+  # are dropped (a late summary_done matches nothing), and the limits set in
+  # this session give way to the reloaded settings, which hold them.
+  rule "session_change_cancels_stale_work_and_reloads_settings" {
+    on = ["session_start", "session_tree"]
+    to = { request = "none", phase = "idle" }
+    set = {
+      resume      = "false"
+      compacted   = "false"
+      notice_set  = "0"
+      warning_set = "0"
+      force_set   = "0"
+    }
+  }
+
+  # "A model change resets threshold notices."
+  rule "model_change_resets_threshold_notices" {
+    on = "model_select"
+    set = {
+      noticed = "false"
+      warned  = "false"
+    }
+  }
+}

@@ -1,0 +1,1756 @@
+# Tests of the built-in autocompacter policy (seed 002).
+#
+# Every run is named after the seed sentence it pins (section: 'quote').
+#
+# Active levels with the default params (notice 180000, warning 220000,
+# force 270000, cap 270000, ratio 0.8) and the contract's default window
+# (200000):
+#   active force   min(270000, 270000, 0.8 * 200000)    = 160000
+#   ratio          160000 / 270000                      = 0.5926
+#   active warning int(220000 * ratio)                   = 130370
+#   active notice  int(180000 * ratio)                   = 106666
+# With a 100000 window: force 80000, warning 65185, notice 53333.
+
+policy = "autocompacter"
+
+# ============================================================ stories
+
+run "story: request -> checkpoint -> resume ('A requested checkpoint starts the next model turn. The agent resumes from the summary.')" {
+  event "tool" {
+    name   = "self-compact"
+    now_ms = 1000
+    expect {
+      rules   = ["self_compact_stores_request"]
+      effects = [{ effect = "reply", text = "Checkpoint requested: it is taken when this turn and its tool calls finish, and you resume from the summary." }]
+    }
+  }
+  event "turn_end" {
+    tool_results = 1
+    tokens       = 90000
+    now_ms       = 1500
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  event "summary_done" {
+    ok     = true
+    now_ms = 4000
+    expect {
+      rules   = ["checkpoint_saved_starts_new_cycle"]
+      effects = []
+    }
+  }
+  event "request" {
+    tokens = 12000
+    now_ms = 4100
+    expect {
+      rules   = ["new_request_moves_boundary"]
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 13000
+    now_ms = 6000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle", compacted = false, cooldown_until = 14000, failures = 0 }
+  }
+}
+
+run "story: force at the limit ('It compacts at the active force limit.')" {
+  event "turn_end" {
+    tokens = 106666
+    expect {
+      rules   = ["notice_once_per_cycle"]
+      effects = [{ effect = "inject", message = "notice", deliver = "turn" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 130370
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 150000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens       = 160000
+    tool_results = 2
+    now_ms       = 30000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  event "summary_done" {
+    ok     = true
+    now_ms = 33000
+    expect {
+      rules   = ["checkpoint_saved_starts_new_cycle"]
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle", noticed = false, warned = false, compacted = true, cooldown_until = 43000 }
+  }
+}
+
+run "story: summary failure -> retry after delay -> pause after three ('Three failures pause automatic attempts.')" {
+  state = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 1000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = false }]
+    }
+  }
+  event "summary_done" {
+    ok     = false
+    error  = "provider error"
+    now_ms = 2000
+    expect {
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged. The next attempt waits a little. (provider error)" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 171000
+    now_ms = 6999
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 172000
+    now_ms = 7000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = false }]
+    }
+  }
+  event "summary_done" {
+    ok     = false
+    now_ms = 8000
+    expect {
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 173000
+    now_ms = 17999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 174000
+    now_ms = 18000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = false }]
+    }
+  }
+  event "summary_done" {
+    ok     = false
+    now_ms = 19000
+    expect {
+      rules   = ["summary_error_pauses_after_failure_limit"]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again." }]
+    }
+  }
+  event "turn_end" {
+    tokens = 180000
+    now_ms = 600000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    tokens = 180000
+    now_ms = 601000
+    expect {
+      rules   = ["autocompacter_when_idle_checkpoints_now", "autocompacter_clears_failure_state"]
+      effects = [{ effect = "checkpoint", continue = true }, { effect = "reply" }]
+    }
+  }
+  expect {
+    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = true }
+  }
+}
+
+# ============================================================ Checkpoint lifecycle
+
+run "lifecycle: 'The agent calls self-compact' ... 'The extension stores one request.'" {
+  event "tool" {
+    name = "self-compact"
+    expect {
+      rules   = ["self_compact_stores_request"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  expect {
+    state = { request = "tool", phase = "idle" }
+  }
+}
+
+run "lifecycle: 'or the user runs /autocompacter' while a turn runs: 'The extension stores one request.'" {
+  event "command" {
+    name = "autocompacter"
+    idle = false
+    expect {
+      rules   = ["autocompacter_while_streaming_stores_request"]
+      effects = [{ effect = "reply", text = "Checkpoint requested: it is taken when the current turn and its tool calls finish." }]
+    }
+  }
+  event "turn_end" {
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  expect {
+    state = { request = "none", phase = "summarizing", resume = true }
+  }
+}
+
+run "lifecycle: 'or the user runs /autocompacter' when idle: the checkpoint is taken at once" {
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_when_idle_checkpoints_now"]
+      effects = [{ effect = "checkpoint", continue = true }, { effect = "reply", text = "Checkpoint started: the context is being summarised, and the agent resumes from the summary." }]
+    }
+  }
+  expect {
+    state = { request = "none", phase = "summarizing", resume = true }
+  }
+}
+
+run "lifecycle: '/autocompacter' when idle takes up a request stored by an earlier run" {
+  state = { request = "tool" }
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_when_idle_checkpoints_now"]
+      effects = [{ effect = "checkpoint", continue = true }, { effect = "reply" }]
+    }
+  }
+  expect {
+    state = { request = "none", phase = "summarizing" }
+  }
+}
+
+run "lifecycle: 'A second request does not replace it.' (self-compact after self-compact)" {
+  event "tool" {
+    name = "self-compact"
+  }
+  event "tool" {
+    name = "self-compact"
+    expect {
+      rules   = ["self_compact_second_request_keeps_first"]
+      effects = [{ effect = "reply", text = "A checkpoint is already requested; it is taken at the end of this turn." }]
+    }
+  }
+  expect {
+    state = { request = "tool" }
+  }
+}
+
+run "lifecycle: 'A second request does not replace it.' (/autocompacter after self-compact)" {
+  event "tool" {
+    name = "self-compact"
+  }
+  event "command" {
+    name = "autocompacter"
+    expect {
+      rules   = ["autocompacter_second_request_keeps_first"]
+      effects = [{ effect = "reply", text = "A checkpoint is already requested; it is taken at the end of this turn." }]
+    }
+  }
+  expect {
+    state = { request = "tool" }
+  }
+}
+
+run "lifecycle: 'A second request does not replace it.' (self-compact after /autocompacter)" {
+  event "command" {
+    name = "autocompacter"
+  }
+  event "tool" {
+    name = "self-compact"
+    expect {
+      rules   = ["self_compact_second_request_keeps_first"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  expect {
+    state = { request = "command" }
+  }
+}
+
+run "lifecycle: another tool's call is not a request" {
+  event "tool" {
+    name = "read"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none" }
+  }
+}
+
+run "lifecycle: 'Pi finishes the current assistant turn and its tool calls' before the checkpoint" {
+  event "request" {
+    tokens = 50000
+  }
+  event "tool" {
+    name   = "self-compact"
+    tokens = 50000
+  }
+  event "request" {
+    tokens = 52000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens       = 53000
+    tool_results = 3
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "lifecycle: 'A requested checkpoint starts the next model turn.' even without pending work" {
+  state = { request = "tool" }
+  event "turn_end" {
+    tool_results = 0
+    queued       = false
+    expect {
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  expect {
+    state = { resume = true }
+  }
+}
+
+run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (aborted)" {
+  state = { request = "tool" }
+  event "turn_end" {
+    outcome = "aborted"
+    expect {
+      rules   = ["failed_turn_cancels_tool_request"]
+      effects = []
+    }
+  }
+  event "turn_end" {
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle" }
+  }
+}
+
+run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (failed)" {
+  state = { request = "tool" }
+  event "turn_end" {
+    outcome = "error"
+    error   = "other"
+    expect {
+      rules   = ["failed_turn_cancels_tool_request"]
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle" }
+  }
+}
+
+run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (synthetic abort)" {
+  state = { request = "tool" }
+  event "turn_end" {
+    outcome         = "completed"
+    synthetic_abort = true
+    expect {
+      rules   = ["failed_turn_cancels_tool_request"]
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none" }
+  }
+}
+
+run "lifecycle: 'cancels a queued tool request': the user's /autocompacter request waits for a completed turn" {
+  state = { request = "command" }
+  event "turn_end" {
+    outcome = "aborted"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    outcome = "completed"
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "lifecycle: 'Pi finishes the current assistant turn': a synthetic abort is not a finished turn for a stored /autocompacter request" {
+  state = { request = "command", compacted = true }
+  event "turn_end" {
+    synthetic_abort = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "request" {}
+  event "turn_end" {
+    synthetic_abort = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "lifecycle: 'The extension stores one request.': a request made while a checkpoint is written waits for it" {
+  state = { request = "tool", phase = "summarizing" }
+  event "turn_end" {
+    tokens = 170000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "summary_done" {
+    ok     = true
+    now_ms = 1000
+  }
+  event "request" {
+    now_ms = 2000
+  }
+  event "turn_end" {
+    now_ms = 12000
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "lifecycle: 'Session replacement also cancels stale work.'" {
+  state = { request = "tool", phase = "summarizing", resume = true }
+  event "session_start" {
+    reason = "new"
+    expect {
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
+      effects = []
+    }
+  }
+  event "summary_done" {
+    ok = false
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle", resume = false, failures = 0 }
+  }
+}
+
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (/autocompacter after a checkpoint)" {
+  event "command" {
+    name = "autocompacter"
+    idle = true
+  }
+  event "summary_done" {
+    ok = true
+  }
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
+      effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
+    }
+  }
+  event "request" {}
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_when_idle_checkpoints_now"]
+      effects = [{ effect = "checkpoint", continue = true }, { effect = "reply" }]
+    }
+  }
+}
+
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (the host's own compaction)" {
+  event "compact_done" {
+    reason = "threshold"
+    expect {
+      rules   = ["host_compaction_marks_boundary_compacted"]
+      effects = []
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  expect {
+    state = { compacted = true, phase = "idle" }
+  }
+}
+
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (the host's compaction after a checkpoint)" {
+  state = { phase = "summarizing" }
+  event "before_compact" {
+    reason = "threshold"
+    expect {
+      rules   = ["host_compaction_at_checkpointed_boundary_cancelled"]
+      effects = [{ effect = "cancel_compaction", text = "Compaction skipped: a checkpoint already covers this point of the session." }]
+    }
+  }
+  event "summary_done" {
+    ok = true
+  }
+  event "before_compact" {
+    reason = "manual"
+    idle   = true
+    expect {
+      rules   = ["host_compaction_at_checkpointed_boundary_cancelled"]
+      effects = [{ effect = "cancel_compaction" }]
+    }
+  }
+  event "request" {}
+  event "before_compact" {
+    reason = "overflow"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (a stored request)" {
+  state = { request = "tool", compacted = true }
+  event "turn_end" {
+    tokens = 170000
+    expect {
+      rules   = ["existing_compaction_satisfies_request"]
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle" }
+  }
+}
+
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (no forced checkpoint either)" {
+  state = { compacted = true, noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 170000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle" }
+  }
+}
+
+run "lifecycle: 'One checkpoint at a time': /autocompacter while one is written" {
+  state = { phase = "summarizing" }
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_while_checkpoint_running"]
+      effects = [{ effect = "reply", text = "A checkpoint is already being written." }]
+    }
+  }
+  expect {
+    state = { phase = "summarizing", request = "none" }
+  }
+}
+
+run "lifecycle: 'Notice and warning messages start a model turn.'" {
+  event "turn_end" {
+    tokens = 110000
+    idle   = true
+    expect {
+      effects = [{ effect = "inject", message = "notice", deliver = "turn" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 140000
+    idle   = true
+    expect {
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+}
+
+run "lifecycle: 'The extension sends each level once per cycle. This rule prevents a notice loop.'" {
+  event "turn_end" {
+    tokens = 106666
+    expect {
+      rules = ["notice_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    tokens = 107000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 131000
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    tokens = 132000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { noticed = true, warned = true }
+  }
+}
+
+run "lifecycle: 'each level once per cycle': the levels come back after a checkpoint" {
+  state = { noticed = true, warned = true, phase = "summarizing" }
+  event "summary_done" {
+    ok = true
+  }
+  event "request" {}
+  event "turn_end" {
+    tokens = 131000
+    now_ms = 60000
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+}
+
+run "lifecycle: 'each level once per cycle': the warning covers the notice of its cycle" {
+  event "turn_end" {
+    tokens = 140000
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    tokens = 140000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "lifecycle: 'each level once per cycle': the host's own compaction starts a new cycle" {
+  state = { noticed = true, warned = true }
+  event "compact_done" {
+    reason = "threshold"
+  }
+  event "request" {}
+  event "turn_end" {
+    tokens = 110000
+    expect {
+      rules   = ["notice_once_per_cycle"]
+      effects = [{ effect = "inject", message = "notice", deliver = "turn" }]
+    }
+  }
+}
+
+run "lifecycle: 'Notice and warning messages start a model turn.': not while a requested checkpoint waits" {
+  state = { request = "tool", cooldown_until = 50000 }
+  event "turn_end" {
+    tokens = 140000
+    now_ms = 40000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "tool", noticed = false, warned = false }
+  }
+}
+
+run "lifecycle: 'Notice and warning messages start a model turn.': not while a checkpoint is being written" {
+  state = { phase = "summarizing" }
+  event "turn_end" {
+    tokens = 140000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { noticed = false, warned = false }
+  }
+}
+
+run "lifecycle: 'Force creates a checkpoint instead of a notice.'" {
+  event "turn_end" {
+    tokens = 165000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = false }]
+    }
+  }
+  expect {
+    state = { noticed = false, warned = false, phase = "summarizing" }
+  }
+}
+
+run "lifecycle: no level below the notice" {
+  event "turn_end" {
+    tokens = 106665
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "lifecycle: nothing automatic while the policy is switched off" {
+  event "turn_end" {
+    tokens  = 190000
+    enabled = false
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+# ============================================================ Automatic force
+
+run "force: 'The extension checks estimated token use at each completed turn. It compacts at the active force limit.'" {
+  state = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 159999
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 160000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint" }]
+    }
+  }
+}
+
+run "force: 'at each completed turn': not at an aborted or failed one" {
+  state = { noticed = true, warned = true }
+  event "turn_end" {
+    outcome = "aborted"
+    tokens  = 170000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    tokens  = 170000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    synthetic_abort = true
+    tokens          = 170000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle" }
+  }
+}
+
+run "force: 'A turn with tool results ... continues after compaction.'" {
+  event "turn_end" {
+    tokens       = 170000
+    tool_results = 1
+    expect {
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  expect {
+    state = { resume = true }
+  }
+}
+
+run "force: 'A turn with ... pending messages continues after compaction.'" {
+  event "turn_end" {
+    tokens = 170000
+    queued = true
+    expect {
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  expect {
+    state = { resume = true }
+  }
+}
+
+run "force: 'A completed response without pending work does not create an extra model turn.'" {
+  event "turn_end" {
+    tokens = 170000
+    expect {
+      effects = [{ effect = "checkpoint", continue = false }]
+    }
+  }
+  event "summary_done" {
+    ok = true
+    expect {
+      effects = []
+    }
+  }
+  expect {
+    state = { resume = false, phase = "idle" }
+  }
+}
+
+run "force: 'The extension waits 10 seconds after a checkpoint.'" {
+  state = { noticed = true, warned = true, phase = "summarizing" }
+  event "summary_done" {
+    ok     = true
+    now_ms = 10000
+  }
+  event "request" {
+    now_ms = 11000
+  }
+  # inside the cooldown the force waits; the new cycle's warning goes out
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 19999
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 20000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint" }]
+    }
+  }
+}
+
+run "force: 'This cooldown prevents repeated requests without new work.' (a request waits for the cooldown)" {
+  state = { cooldown_until = 20000 }
+  event "tool" {
+    name   = "self-compact"
+    now_ms = 12000
+  }
+  event "turn_end" {
+    now_ms = 15000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    now_ms = 21000
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "force: 'waits 10 seconds' is the cooldown_ms param" {
+  params = { cooldown_ms = 2000 }
+  state  = { noticed = true, warned = true, phase = "summarizing" }
+  event "summary_done" {
+    ok     = true
+    now_ms = 10000
+  }
+  event "request" {}
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 12000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+# ============================================================ Errors
+
+run "errors: 'A summary error leaves the session context unchanged. The extension adds a visible error message.'" {
+  state = { phase = "summarizing", resume = false }
+  event "summary_done" {
+    ok = false
+    expect {
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged. The next attempt waits a little." }]
+    }
+  }
+  expect {
+    state = { phase = "idle", compacted = false, failures = 1 }
+  }
+}
+
+run "errors: 'Requested work ... can continue from the original context.'" {
+  event "tool" {
+    name = "self-compact"
+  }
+  event "turn_end" {
+    expect {
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  event "summary_done" {
+    ok    = false
+    error = "timeout"
+    expect {
+      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle", resume = false }
+  }
+}
+
+run "errors: 'turns with pending work can continue from the original context.'" {
+  event "turn_end" {
+    tokens       = 170000
+    tool_results = 2
+  }
+  event "summary_done" {
+    ok = false
+    expect {
+      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
+    }
+  }
+}
+
+run "errors: 'Requested work and turns with pending work can continue': a turn without pending work stays stopped" {
+  event "turn_end" {
+    tokens = 170000
+  }
+  event "summary_done" {
+    ok = false
+    expect {
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error" }]
+    }
+  }
+}
+
+run "errors: 'Retry delays are 5, 10, and 20 seconds.' (1st failure: 5 s)" {
+  state = { phase = "summarizing" }
+  event "summary_done" {
+    ok     = false
+    now_ms = 100000
+  }
+  expect {
+    state = { failures = 1, retry_at = 105000 }
+  }
+}
+
+run "errors: 'Retry delays are 5, 10, and 20 seconds.' (2nd failure: 10 s)" {
+  state = { phase = "summarizing", failures = 1 }
+  event "summary_done" {
+    ok     = false
+    now_ms = 100000
+  }
+  expect {
+    state = { failures = 2, retry_at = 110000 }
+  }
+}
+
+run "errors: 'Retry delays are 5, 10, and 20 seconds.' (3rd failure: 20 s)" {
+  params = { failure_limit = 4 }
+  state  = { phase = "summarizing", failures = 2 }
+  event "summary_done" {
+    ok     = false
+    now_ms = 100000
+    expect {
+      rules = ["summary_error_schedules_retry_delay"]
+    }
+  }
+  expect {
+    state = { failures = 3, retry_at = 120000 }
+  }
+}
+
+run "errors: 'Retry delays are 5, 10, and 20 seconds.': the last delay repeats" {
+  params = { failure_limit = 10 }
+  state  = { phase = "summarizing", failures = 5 }
+  event "summary_done" {
+    ok     = false
+    now_ms = 100000
+  }
+  expect {
+    state = { failures = 6, retry_at = 120000 }
+  }
+}
+
+run "errors: 'Retry delays' are the retry_delays_ms param" {
+  params = { retry_delays_ms = [1000, 3000] }
+  state  = { phase = "summarizing", failures = 1 }
+  event "summary_done" {
+    ok     = false
+    now_ms = 100000
+  }
+  expect {
+    state = { failures = 2, retry_at = 103000 }
+  }
+}
+
+run "errors: 'The delay applies when a later turn reaches its boundary.'" {
+  state = { noticed = true, warned = true, failures = 1, retry_at = 50000 }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 49999
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 50000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint" }]
+    }
+  }
+}
+
+run "errors: 'The delay applies when a later turn reaches its boundary.' (a requested checkpoint waits too)" {
+  state = { failures = 1, retry_at = 50000, request = "tool" }
+  event "turn_end" {
+    now_ms = 49000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    now_ms = 51000
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "errors: 'The extension does not run a background timer.'" {
+  state = { noticed = true, warned = true, failures = 1, retry_at = 50000 }
+  event "request" {
+    tokens = 170000
+    now_ms = 60000
+    expect {
+      effects = []
+    }
+  }
+  event "agent_end" {
+    tokens = 170000
+    now_ms = 61000
+    expect {
+      effects = []
+    }
+  }
+  event "settled" {
+    tokens = 170000
+    idle   = true
+    now_ms = 62000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle" }
+  }
+}
+
+run "errors: 'Three failures pause automatic attempts.'" {
+  state = { phase = "summarizing", failures = 2 }
+  event "summary_done" {
+    ok     = false
+    now_ms = 100000
+    expect {
+      rules   = ["summary_error_pauses_after_failure_limit"]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again." }]
+    }
+  }
+  # paused: far past every delay, above the force limit, only the warning
+  event "turn_end" {
+    tokens = 190000
+    now_ms = 10000000
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+  expect {
+    state = { failures = 3, phase = "idle", retry_at = 120000 }
+  }
+}
+
+run "errors: 'Three failures' is the failure_limit param" {
+  params = { failure_limit = 2 }
+  state  = { phase = "summarizing", failures = 1 }
+  event "summary_done" {
+    ok = false
+    expect {
+      rules = ["summary_error_pauses_after_failure_limit"]
+    }
+  }
+  expect {
+    state = { failures = 2 }
+  }
+}
+
+run "errors: 'Three failures pause automatic attempts.': a requested checkpoint still runs after its delay" {
+  state = { failures = 3, retry_at = 50000, noticed = true, warned = true }
+  event "tool" {
+    name = "self-compact"
+    expect {
+      rules = ["self_compact_stores_request"]
+    }
+  }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 60000
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+}
+
+run "errors: '/autocompacter clears the failure state and tries again.'" {
+  state = { failures = 3, retry_at = 500000 }
+  event "command" {
+    name   = "autocompacter"
+    idle   = false
+    now_ms = 100000
+    expect {
+      rules   = ["autocompacter_while_streaming_stores_request", "autocompacter_clears_failure_state"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "turn_end" {
+    now_ms = 101000
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true }]
+    }
+  }
+  event "summary_done" {
+    ok = false
+  }
+  expect {
+    state = { failures = 1 }
+  }
+}
+
+run "errors: '/autocompacter clears the failure state': automatic attempts resume" {
+  state = { failures = 3, retry_at = 500000, noticed = true, warned = true, compacted = true }
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate", "autocompacter_clears_failure_state"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "request" {}
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 1000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint" }]
+    }
+  }
+}
+
+run "errors: a saved checkpoint ends the failure run" {
+  state = { phase = "summarizing", failures = 2, retry_at = 30000 }
+  event "summary_done" {
+    ok     = true
+    now_ms = 40000
+  }
+  expect {
+    state = { failures = 0, retry_at = 0, cooldown_until = 50000 }
+  }
+}
+
+# ============================================================ Settings and models
+
+run "settings: 'The extension reads settings from the current project at session start.'" {
+  state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "command", compacted = true }
+  event "session_start" {
+    reason = "startup"
+    expect {
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
+      effects = []
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 0, force_set = 0, request = "none", phase = "idle", compacted = false }
+  }
+}
+
+run "settings: 'A session tree change reloads them.'" {
+  state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "tool", phase = "summarizing" }
+  event "session_tree" {
+    expect {
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
+      effects = []
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 0, force_set = 0, request = "none", phase = "idle" }
+  }
+}
+
+run "settings: 'A model change resets threshold notices.'" {
+  state = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 140000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "model_select" {
+    model = "other-model"
+    expect {
+      rules   = ["model_change_resets_threshold_notices"]
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 140000
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+}
+
+run "settings: 'The active force limit is the smallest of these values: The saved force limit.'" {
+  params = { notice_limit = 60000, warning_limit = 90000, force_limit = 120000 }
+  state  = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 119999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 120000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "settings: 'The active force limit is the smallest of these values: 270,000 tokens.'" {
+  params = { force_limit = 300000 }
+  state  = { noticed = true, warned = true }
+  event "turn_end" {
+    context_window = 1000000
+    tokens         = 269999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 1000000
+    tokens         = 270000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "settings: '270,000 tokens' is the force_cap param" {
+  params = { force_cap = 150000 }
+  state  = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 149999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 150000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "settings: 'The active force limit is the smallest of these values: 80% of the model context window.'" {
+  state = { noticed = true, warned = true }
+  event "turn_end" {
+    context_window = 100000
+    tokens         = 79999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 100000
+    tokens         = 80000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "settings: '80% of the model context window' is the force_ratio param" {
+  params = { force_ratio = 0.5 }
+  state  = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 99999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 100000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "settings: 'Notice and warning scale by the same ratio as force.' (notice)" {
+  event "turn_end" {
+    context_window = 100000
+    tokens         = 53332
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 100000
+    tokens         = 53333
+    expect {
+      rules   = ["notice_once_per_cycle"]
+      effects = [{ effect = "inject", message = "notice", deliver = "turn" }]
+    }
+  }
+}
+
+run "settings: 'Notice and warning scale by the same ratio as force.' (warning)" {
+  state = { noticed = true }
+  event "turn_end" {
+    context_window = 100000
+    tokens         = 65184
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 100000
+    tokens         = 65185
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+}
+
+run "settings: 'Notice and warning scale by the same ratio as force.' (ratio 1 below the cap)" {
+  state = { noticed = true }
+  event "turn_end" {
+    context_window = 400000
+    tokens         = 219999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 400000
+    tokens         = 220000
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+}
+
+run "settings: 'The three active values stay distinct.' (notice clamped below warning)" {
+  # force 8000 (80% of 10000), ratio 0.08: warning int(1001 * 0.08) = 80 and
+  # notice int(1000 * 0.08) = 80 would coincide; notice is held at 79.
+  params = { notice_limit = 1000, warning_limit = 1001, force_limit = 100000 }
+  event "turn_end" {
+    context_window = 10000
+    tokens         = 78
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 10000
+    tokens         = 79
+    expect {
+      rules   = ["notice_once_per_cycle"]
+      effects = [{ effect = "inject", message = "notice", deliver = "turn" }]
+    }
+  }
+  event "turn_end" {
+    context_window = 10000
+    tokens         = 80
+    expect {
+      rules   = ["warning_once_per_cycle"]
+      effects = [{ effect = "inject", message = "warning", deliver = "turn" }]
+    }
+  }
+  event "turn_end" {
+    context_window = 10000
+    tokens         = 8000
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint" }]
+    }
+  }
+}
+
+# ============================================================ Nonterminal use: set and reset
+
+run "nonterminal: 'use the set ... command form' (set notice)" {
+  event "command" {
+    name = "autocompacter"
+    args = "set notice 100000"
+    expect {
+      rules = ["set_notice_limit"]
+      effects = [
+        { effect = "save_param", name = "notice_limit", value = 100000 },
+        { effect = "reply", text = "Saved. notice_limit = 100000" },
+      ]
+    }
+  }
+  # active notice int(100000 * 160000 / 270000) = 59259
+  event "turn_end" {
+    tokens = 59258
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 59259
+    expect {
+      rules = ["notice_once_per_cycle"]
+    }
+  }
+  expect {
+    state = { notice_set = 100000, warning_set = 0, force_set = 0 }
+  }
+}
+
+run "nonterminal: 'use the set ... command form' (set warning, set force)" {
+  event "command" {
+    name = "autocompacter"
+    args = "set notice 50000"
+    expect {
+      rules = ["set_notice_limit"]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set warning 80000"
+    expect {
+      rules   = ["set_warning_limit"]
+      effects = [{ effect = "save_param", name = "warning_limit", value = 80000 }, { effect = "reply", text = "Saved. warning_limit = 80000" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "  set   force  100000 "
+    expect {
+      rules   = ["set_force_limit"]
+      effects = [{ effect = "save_param", name = "force_limit", value = 100000 }, { effect = "reply", text = "Saved. force_limit = 100000" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 79999
+    expect {
+      rules = ["notice_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    tokens = 80000
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    tokens = 99999
+    expect {
+      effects = []
+    }
+  }
+  event "turn_end" {
+    tokens = 100000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+  expect {
+    state = { notice_set = 50000, warning_set = 80000, force_set = 100000 }
+  }
+}
+
+run "nonterminal: set rejects a value that is not a whole number of tokens" {
+  event "command" {
+    name = "autocompacter"
+    args = "set force lots"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply", text = "Not saved: a limit is a whole number of tokens above 0, and notice < warning < force must hold. Saved now: notice 180000, warning 220000, force 270000." }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set notice 1e5"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set notice -5"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set notice 0"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set force 1234567890"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 0, force_set = 0, request = "none", phase = "idle" }
+  }
+}
+
+run "nonterminal: set rejects a value that breaks notice < warning < force" {
+  event "command" {
+    name = "autocompacter"
+    args = "set notice 220000"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set warning 180000"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set warning 270000"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set force 220000"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set warning 219999"
+    expect {
+      rules = ["set_warning_limit"]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set notice 219999"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply", text = "Not saved: a limit is a whole number of tokens above 0, and notice < warning < force must hold. Saved now: notice 180000, warning 219999, force 270000." }]
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 219999, force_set = 0 }
+  }
+}
+
+run "nonterminal: 'use the ... reset command form'" {
+  state = { notice_set = 50000, warning_set = 80000, force_set = 100000 }
+  event "command" {
+    name = "autocompacter"
+    args = "reset"
+    expect {
+      rules = ["reset_saved_limits"]
+      effects = [
+        { effect = "clear_param", name = "notice_limit" },
+        { effect = "clear_param", name = "warning_limit" },
+        { effect = "clear_param", name = "force_limit" },
+        { effect = "reply", text = "Saved limits removed: the default notice, warning and force limits apply from the next settings reload (session start or tree change)." },
+      ]
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 0, force_set = 0 }
+  }
+}
+
+run "nonterminal: any other form gets the usage and changes nothing" {
+  state = { failures = 2, retry_at = 9000 }
+  event "command" {
+    name = "autocompacter"
+    args = "set speed 5"
+    expect {
+      rules   = ["autocompacter_usage_for_unknown_form"]
+      effects = [{ effect = "reply", text = "Usage: /autocompacter (checkpoint now), /autocompacter set notice|warning|force TOKENS, /autocompacter reset." }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set notice"
+    expect {
+      rules   = ["autocompacter_usage_for_unknown_form"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "reset all"
+    expect {
+      rules   = ["autocompacter_usage_for_unknown_form"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "now please"
+    idle = true
+    expect {
+      rules   = ["autocompacter_usage_for_unknown_form"]
+      effects = [{ effect = "reply" }]
+    }
+  }
+  expect {
+    state = { failures = 2, retry_at = 9000, request = "none", phase = "idle", notice_set = 0, warning_set = 0, force_set = 0 }
+  }
+}
+
+run "nonterminal: 'The command with empty args is the checkpoint request' (blank args too)" {
+  event "command" {
+    name = "autocompacter"
+    args = "   "
+    idle = true
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now"]
+    }
+  }
+}
+
+run "nonterminal: another command is not the policy's" {
+  event "command" {
+    name = "compact"
+    args = "set notice 5"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}

@@ -1,0 +1,312 @@
+# new_context: resets happen inside compaction.
+#
+# The agent ends its own window with the `new_context` tool. The reset is the
+# answer to the host's compaction hook: whenever the host compacts (the user's
+# /compact, its automatic threshold compaction, overflow recovery, or an
+# explicit request), `before_compact` gets a retain-none reset boundary
+# instead of a summary. An explicit request compacts at `settled` through one
+# identified attempt; its completion callback is the scheduling boundary for
+# the continuation.
+#
+# Slots:
+#   request      none | pending: an explicit `new_context` request
+#   attempt      none | running | confirmed: the outstanding compaction
+#                attempt (confirmed once its `compact_done` arrived)
+#   attempt_id   the number of the outstanding attempt (0: none)
+#   attempt_seq  the last attempt number handed out; it only grows, so a
+#                callback of an older attempt never matches a newer one
+#   warned_window the window that already got the checkpoint warning
+#
+# Groups, one concern each:
+#   request     the `new_context` tool
+#   compaction  the host's compaction hook and agent_end (instant reset)
+#   attempt     the explicit attempt: start, confirm, complete, error,
+#               invalidation
+#   warning     the once-per-window checkpoint warning
+
+policy "new_context" {
+  description = "The agent ends its window with new_context; every host compaction becomes a retain-none reset, explicit requests compact at settle through identified attempts."
+}
+
+# ---------------------------------------------------------------- params
+
+param "warning_runway" {
+  type        = number
+  default     = 12288
+  description = "Tokens of runway above the host's reserve at which the checkpoint warning is added to the request, once per window: it goes out when remaining (context window minus tokens) is at or below reserve + warning_runway."
+  validation {
+    condition     = "value >= 0 && value == float(int(value))"
+    error_message = "warning_runway must be a whole number of tokens, 0 or more."
+  }
+}
+
+# ---------------------------------------------------------------- state
+
+slot "request" {
+  values      = ["none", "pending"]
+  initial     = "none"
+  description = "none: no explicit request; pending: new_context was called and the reset has not happened yet."
+}
+
+slot "attempt" {
+  values      = ["none", "running", "confirmed"]
+  initial     = "none"
+  description = "none: no attempt outstanding; running: compact was requested for attempt_id; confirmed: its compact_done arrived, the reset boundary is in the session."
+}
+
+slot "attempt_id" {
+  type        = int
+  initial     = 0
+  description = "The identity of the outstanding attempt; 0 when there is none. Callbacks carrying another number are rejected."
+}
+
+slot "attempt_seq" {
+  type        = int
+  initial     = 0
+  description = "The last attempt number handed out. It is never reset, so every attempt of the session has its own number."
+}
+
+slot "warned_window" {
+  type        = string
+  initial     = ""
+  description = "The window whose checkpoint warning went out; it is not repeated in that window."
+}
+
+# ---------------------------------------------------------------- derived
+
+derived "remaining" {
+  value = "event.context_window - event.tokens"
+}
+
+# "once per window at reserve+12288 tokens remaining"
+derived "warning_due" {
+  value = "remaining <= event.reserve + param.warning_runway"
+}
+
+# ---------------------------------------------------------------- surface
+
+tool "new_context" {
+  description = <<-EOT
+    End this context window and continue in a fresh one. Call it when the
+    current task has reached a good stopping point, or when the context is
+    nearly full: make sure what you need to carry on is written down first
+    (task, decisions, files touched, next step). The window is reset once this
+    run settles, and you continue in the fresh window. The session history
+    itself is kept. Calling it again before the reset changes nothing.
+  EOT
+}
+
+message "checkpoint_warning" {
+  text = <<-EOT
+    Context checkpoint: this context window is nearly full. Write down what
+    you need to carry on (the task and its goal, decisions made, files
+    touched, open questions and the exact next step), then call `new_context`
+    to continue in a fresh window. If you keep working instead, the window is
+    reset automatically when it fills up, without a further warning.
+  EOT
+}
+
+message "continuation" {
+  text = <<-EOT
+    Continue the task in this fresh context window: read your notes, then pick
+    up at the next step they record.
+  EOT
+}
+
+message "new_context_ack" {
+  text = "New context requested: this window is reset when the run settles, and you continue in a fresh window. Stop here."
+}
+
+message "new_context_already_pending" {
+  text = "A new context is already pending for this window; it happens when the run settles. Stop here."
+}
+
+message "new_context_off" {
+  text = "new_context is switched off in this session; nothing was reset."
+}
+
+message "reset_failed" {
+  text = "The new context could not be started; the session history is unchanged. Call new_context again or run /compact to retry."
+}
+
+# ---------------------------------------------------------------- the tool
+
+group "request" {
+  # Seed decision: a switched-off policy does not take requests (toggle off
+  # invalidates everything; a request made while off would never run).
+  rule "new_context_refused_while_disabled" {
+    on   = "tool"
+    when = "event.name == 'new_context' && !event.enabled"
+    effect "reply" {
+      text      = "message.new_context_off"
+      terminate = true
+    }
+  }
+
+  # Row `new_context`: "repeated calls report already pending. Tool returns
+  # terminal output."
+  rule "new_context_repeat_reports_already_pending" {
+    on   = "tool"
+    from = { request = "pending" }
+    when = "event.name == 'new_context'"
+    effect "reply" {
+      text      = "message.new_context_already_pending"
+      terminate = true
+    }
+  }
+
+  # Row `new_context`: "Mark explicit request ... Tool returns terminal
+  # output." (`terminate` ends the tool-followup path.)
+  rule "new_context_marks_explicit_request" {
+    on   = "tool"
+    from = { request = "none" }
+    when = "event.name == 'new_context'"
+    to   = { request = "pending" }
+    effect "reply" {
+      text      = "message.new_context_ack"
+      terminate = true
+    }
+  }
+}
+
+# ---------------------------------------------------------------- the compaction hook
+
+group "compaction" {
+  # Row "Manual, threshold or overflow session_before_compact, idle or
+  # streaming": "an aborted signal returns { cancel: true }."
+  rule "compaction_aborted_signal_cancels" {
+    on   = "before_compact"
+    when = "event.enabled && event.signal_aborted"
+    effect "cancel_compaction" {}
+  }
+
+  # Row "Manual, threshold or overflow session_before_compact, idle or
+  # streaming": "Build the reset boundary immediately and return it. Never
+  # cancel and never take a model turn." Any reason, idle or streaming: the
+  # guard reads neither `reason` nor `idle`. Switched off, the host's own
+  # summary compaction runs untouched (no rule fires).
+  rule "compaction_returns_reset_boundary_at_once" {
+    on   = "before_compact"
+    when = "event.enabled"
+    effect "provide_reset" {}
+  }
+
+  # Row `agent_end`: "No-op for an instant reset." An automatic compaction is
+  # already the reset and resumes through the host's own caller, so nothing
+  # is scheduled here.
+  rule "agent_end_is_a_no_op_for_instant_reset" {
+    on = "agent_end"
+  }
+}
+
+# ---------------------------------------------------------------- the explicit attempt
+
+# Every callback rule reads `event.attempt == state.attempt_id` from a
+# running or confirmed attempt: "Identity checks reject callbacks from older
+# attempts." A callback of another attempt fires no rule and has no effect.
+group "attempt" {
+  # Row `agent_settled`: "If idle and an explicit request is pending, create
+  # one identified attempt and request ctx.compact." One at a time: only
+  # from `attempt = none`. The new number is attempt_seq + 1.
+  rule "settled_starts_one_identified_attempt" {
+    on   = "settled"
+    from = { request = "pending", attempt = "none" }
+    when = "event.idle && event.enabled"
+    to   = { attempt = "running" }
+    set = {
+      attempt_seq = "state.attempt_seq + 1"
+      attempt_id  = "state.attempt_seq + 1"
+    }
+    effect "compact" {
+      attempt = "state.attempt_seq + 1"
+    }
+  }
+
+  # Row "Matching session_compact": "Confirm boundary, persist window state.
+  # Native compaction retains its own scheduling." Only the compact_done of
+  # the outstanding attempt confirms; a native one (another number, or 0)
+  # matches no rule.
+  rule "matching_compact_done_confirms_boundary" {
+    on   = "compact_done"
+    from = { attempt = "running" }
+    when = "event.attempt == state.attempt_id"
+    to   = { attempt = "confirmed" }
+  }
+
+  # Row "Attempt onComplete": "Consume attempt; send continuation only for a
+  # confirmed boundary when idle with no queued messages."
+  rule "attempt_complete_continues_confirmed_boundary" {
+    on   = "attempt_complete"
+    from = { attempt = "confirmed" }
+    when = "event.attempt == state.attempt_id && event.idle && !event.queued"
+    to   = { attempt = "none", request = "none" }
+    set  = { attempt_id = "0" }
+    effect "continue" {}
+  }
+
+  # Row "Attempt onComplete": "Consume attempt" — without a confirmed
+  # boundary, while streaming or with queued messages, no continuation.
+  rule "attempt_complete_consumes_without_continuation" {
+    on   = "attempt_complete"
+    from = { attempt = ["running", "confirmed"] }
+    when = "event.attempt == state.attempt_id"
+    to   = { attempt = "none", request = "none" }
+    set  = { attempt_id = "0" }
+  }
+
+  # Row "Attempt onError or synchronous throw": "Clear attempt/request, warn,
+  # retain history. No automatic retry loop." Nothing touches the session and
+  # the request is gone, so the next settle starts nothing.
+  rule "attempt_error_clears_and_warns_without_retry" {
+    on   = "attempt_error"
+    from = { attempt = ["running", "confirmed"] }
+    when = "event.attempt == state.attempt_id"
+    to   = { attempt = "none", request = "none" }
+    set  = { attempt_id = "0" }
+    effect "notify" {
+      level = "warning"
+      text  = "event.error == '' ? message.reset_failed : message.reset_failed + ' (' + event.error + ')'"
+    }
+  }
+
+  # Row "Shutdown / start / tree / toggle off": "Invalidate outstanding
+  # attempt. Identity checks reject callbacks from older attempts."
+  # attempt_id goes back to 0 while attempt_seq keeps its value, so no later
+  # callback of the invalidated attempt matches. A pending request belongs to
+  # the session it was made in and is dropped too.
+  rule "session_change_invalidates_attempt" {
+    on  = ["session_shutdown", "session_start", "session_tree"]
+    to  = { attempt = "none", request = "none" }
+    set = { attempt_id = "0" }
+  }
+
+  # Row "Shutdown / start / tree / toggle off" (toggle off).
+  rule "toggle_off_invalidates_attempt" {
+    on   = "toggle"
+    when = "!event.on"
+    to   = { attempt = "none", request = "none" }
+    set  = { attempt_id = "0" }
+  }
+}
+
+# ---------------------------------------------------------------- the checkpoint warning
+
+group "warning" {
+  # "The final checkpoint warning is steered earlier from the context hook
+  # (warning.ts) once per window at reserve+12288 tokens remaining."
+  # The context hook is the `request` event; what it can do is change the
+  # request being sent, so the warning is delivered into this request
+  # (deliver = "request"): a steer would only arrive after the response.
+  # Not while an explicit request is pending: the model already asked for
+  # the fresh window.
+  rule "checkpoint_warning_once_per_window" {
+    on   = "request"
+    from = { request = "none" }
+    when = "event.enabled && warning_due && state.warned_window != event.window_id"
+    set  = { warned_window = "event.window_id" }
+    effect "inject" {
+      message = "checkpoint_warning"
+      deliver = "request"
+    }
+  }
+}
