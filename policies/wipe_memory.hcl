@@ -1,0 +1,838 @@
+# wipe_memory: the agent ends its own context window.
+#
+# The agent calls the `wipe_memory` tool, or the user runs `/wipe-memory`, and
+# the active window is replaced by a retain-none reset boundary. A budget
+# close-out warning, a hard-reserve safety cut and one bounded overflow
+# recovery make sure the window is wiped before it overflows.
+#
+# Four rule groups, one concern each:
+#   budget         once-per-window reminder and close-out warning drafts (the
+#                  hidden entries of a request), their durability at turn_end
+#   request        the reducer: request phase x overflow phase
+#   manual_warning the hidden checkpoint warning sent by `/wipe-memory`
+#   compaction     native compaction while a close-out is active
+
+policy "wipe_memory" {
+  description = "The agent wipes its own context window with wipe_memory or /wipe-memory; budget close-out warning, hard reserve and one bounded overflow recovery."
+}
+
+# ---------------------------------------------------------------- params
+
+param "reserve_margin" {
+  type        = number
+  default     = 0
+  description = "Tokens added to the host's reserve for the hard-reserve safety cut: a completed turn whose remaining budget (context window minus tokens) is at or below reserve + reserve_margin commits a reset at turn_end when automatic resets are on."
+  validation {
+    condition     = "value >= 0 && value == float(int(value))"
+    error_message = "reserve_margin must be a whole number of tokens, 0 or more."
+  }
+}
+
+param "warning_runway" {
+  type        = number
+  default     = 12288
+  description = "Tokens of runway above the reserve at which the hidden close-out warning goes into the request and an automatic close-out is armed (only while the host's automatic compaction is on)."
+  validation {
+    condition     = "value >= 0 && value == float(int(value))"
+    error_message = "warning_runway must be a whole number of tokens, 0 or more."
+  }
+}
+
+param "reminder_margin" {
+  type        = number
+  default     = 24576
+  description = "Tokens of runway above the reserve at which the early reminder to keep notes current is added to the request, once per window."
+  validation {
+    condition     = "value >= 0 && value == float(int(value))"
+    error_message = "reminder_margin must be a whole number of tokens, 0 or more."
+  }
+}
+
+# ---------------------------------------------------------------- state
+
+# Request phase of the reducer.
+slot "request" {
+  values      = ["none", "close-out", "stop-pending", "tool-requested"]
+  initial     = "none"
+  description = "none: nothing pending; close-out: a manual or automatic close-out is armed across note/tool turns; stop-pending: a manual hard-reserve reset was committed and the run still has to stop; tool-requested: a direct wipe_memory call commits at the end of its turn."
+}
+
+slot "request_window" {
+  type        = string
+  initial     = ""
+  description = "The window the pending request belongs to (for stop-pending: the old window the reset was proposed for)."
+}
+
+slot "request_source" {
+  values      = ["none", "manual", "automatic", "tool"]
+  initial     = "none"
+  description = "Who asked: manual (/wipe-memory), automatic (the budget close-out warning) or tool (a direct wipe_memory call)."
+}
+
+# Overflow phase of the reducer, orthogonal to the request phase.
+slot "overflow" {
+  values      = ["idle", "pending", "pending-spent", "spent"]
+  initial     = "idle"
+  description = "idle: no overflow recovery pending; pending: an overflow failure may recover once at pre-settlement; pending-spent: recovery was already spent in this failure chain; spent: the one recovery is used until the chain settles."
+}
+
+# Budget staging.
+slot "draft" {
+  values      = ["none", "reminder", "warning"]
+  initial     = "none"
+  description = "The budget entry added to the current request, consumed (made durable) at the next completed turn_end and discarded otherwise."
+}
+
+slot "draft_window" {
+  type        = string
+  initial     = ""
+  description = "The window the budget draft was staged for."
+}
+
+slot "reminder_window" {
+  type        = string
+  initial     = ""
+  description = "The window whose early budget reminder is durable; it is not repeated in that window."
+}
+
+slot "warning_window" {
+  type        = string
+  initial     = ""
+  description = "The window whose budget close-out warning is durable; it is not repeated in that window."
+}
+
+# ---------------------------------------------------------------- derived
+
+derived "remaining" {
+  value = "event.context_window - event.tokens"
+}
+
+# "The early reminder is staged once per window when remaining budget reaches
+# reserve + reminderMarginTokens."
+derived "reminder_due" {
+  value = "remaining <= event.reserve + param.reminder_margin"
+}
+
+# "The final close-out warning is staged/attached at reserve +
+# WARNING_RUNWAY_TOKENS, only when automatic compaction is enabled."
+derived "warning_due" {
+  value = "event.auto_compaction && remaining <= event.reserve + param.warning_runway"
+}
+
+# "if automatic resets are enabled and completed-turn usage reaches Pi's
+# reserve, commit a boundary at turn_end."
+derived "hard_reserve" {
+  value = "event.auto_reset && remaining <= event.reserve + param.reserve_margin"
+}
+
+# ---------------------------------------------------------------- surface
+
+tool "wipe_memory" {
+  description = <<-EOT
+    Wipe your context window and continue in a fresh one. Call this once your
+    notes hold everything you need to carry on (task, decisions, files touched,
+    next step): the conversation so far leaves your context at the end of this
+    turn, and you continue in a new window that starts from your notes. The
+    session history itself is kept. Calling it again in the same window changes
+    nothing.
+  EOT
+}
+
+command "wipe-memory" {
+  description = "Ask the agent to save its notes, then wipe its context window and stop."
+}
+
+# Hidden checkpoint warning. Budget and manual close-outs use the same text
+# under two message names, so an aborted manual request cannot suppress a
+# later budget warning.
+message "checkpoint_warning" {
+  text = <<-EOT
+    Context checkpoint: this context window is about to be wiped. Before it is,
+    bring your notes up to date with everything you need to carry on: the task
+    and its goal, decisions made, files touched, open questions and the exact
+    next step. You may take several turns and use tools to do this. Nothing
+    outside your notes survives the reset.
+
+    When the notes are complete, call `wipe_memory`: the window is reset at the
+    end of that turn and you continue in a fresh window. If the user asked for
+    this close-out, finishing your reply without calling it also ends the
+    window, and the run stops there.
+  EOT
+}
+
+message "manual_checkpoint_warning" {
+  text = <<-EOT
+    Context checkpoint: this context window is about to be wiped. Before it is,
+    bring your notes up to date with everything you need to carry on: the task
+    and its goal, decisions made, files touched, open questions and the exact
+    next step. You may take several turns and use tools to do this. Nothing
+    outside your notes survives the reset.
+
+    When the notes are complete, call `wipe_memory`: the window is reset at the
+    end of that turn and you continue in a fresh window. If the user asked for
+    this close-out, finishing your reply without calling it also ends the
+    window, and the run stops there.
+  EOT
+}
+
+message "budget_reminder" {
+  text = <<-EOT
+    Context budget reminder: this context window is filling up. Keep your
+    notes current as you work (task, decisions, files touched, next step) so
+    that little is lost when the window is wiped. A close-out request follows
+    when the window is nearly full.
+  EOT
+}
+
+message "boot" {
+  text = <<-EOT
+    This is a fresh context window. The previous window was wiped on purpose;
+    its conversation is no longer in your context, though the session history
+    keeps it. Your notes are the record of what came before: read them before
+    doing anything else.
+  EOT
+}
+
+message "continuation" {
+  text = <<-EOT
+    Continue the task in this fresh context window: read your notes, then pick
+    up at the next step they record.
+  EOT
+}
+
+# Replies to the tool and the command.
+message "tool_ack" {
+  text = "Reset requested: this context window is wiped at the end of this turn and you continue in a fresh window. Make sure your notes are complete before the turn ends."
+}
+
+message "tool_ack_duplicate" {
+  text = "A reset is already requested for this context window; it happens at the end of this turn."
+}
+
+message "tool_ack_manual" {
+  text = "Noted. The user asked for this close-out: finish your notes and end your reply; the window is wiped when you stop."
+}
+
+message "tool_ack_stopping" {
+  text = "This context window has already been reset; the run stops now."
+}
+
+message "tool_off" {
+  text = "wipe_memory is switched off in this session; nothing was reset."
+}
+
+message "command_ack" {
+  text = "Closing out: the agent is asked to save its notes. When it stops, its context window is wiped and the run ends."
+}
+
+message "command_ack_duplicate" {
+  text = "A close-out is already under way for this context window."
+}
+
+message "command_ack_stopping" {
+  text = "The context window has already been reset; the run stops once queued messages are answered."
+}
+
+message "command_off" {
+  text = "Context wiping is switched off in this session; turn it on to use /wipe-memory."
+}
+
+# UI notices.
+message "reminder_notice" {
+  text = "Context budget is getting low; the agent was reminded to keep its notes current."
+}
+
+message "warning_notice" {
+  text = "Context window nearly full; the agent was asked to save its notes and wipe the window."
+}
+
+message "compact_cancelled_notice" {
+  text = "/compact was cancelled: a context close-out is in progress and compaction would carry the old history into the new window. Let the agent finish, or run /wipe-memory to wipe the window when it stops."
+}
+
+# ---------------------------------------------------------------- budget staging
+
+group "budget" {
+  # "The final close-out warning is staged/attached at reserve +
+  # WARNING_RUNWAY_TOKENS, only when automatic compaction is enabled."
+  # "After a budget warning is durable, the extension does not repeat it in
+  # that window."
+  rule "budget_warning_staged_once_per_window" {
+    on   = "request"
+    when = "event.enabled && warning_due && state.warning_window != event.window_id"
+    to   = { draft = "warning" }
+    set  = { draft_window = "event.window_id" }
+    effect "inject" {
+      message = "checkpoint_warning"
+      deliver = "request"
+    }
+  }
+
+  # "The early reminder is staged once per window when remaining budget
+  # reaches reserve + reminderMarginTokens."
+  rule "budget_reminder_staged_once_per_window" {
+    on   = "request"
+    when = "event.enabled && reminder_due && state.reminder_window != event.window_id"
+    to   = { draft = "reminder" }
+    set  = { draft_window = "event.window_id" }
+    effect "inject" {
+      message = "budget_reminder"
+      deliver = "request"
+    }
+  }
+
+  # "Budget drafts are instance-local and are consumed at turn end."
+  # "UI reminder notices are emitted only after the matching hidden entry is
+  # durable, so failed requests do not report an uncommitted warning."
+  # A durable warning also covers the reminder of that window.
+  rule "budget_warning_durable_at_completed_turn" {
+    on   = "turn_end"
+    from = { draft = "warning" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && state.draft_window == event.window_id"
+    to   = { draft = "none" }
+    set = {
+      draft_window    = "''"
+      warning_window  = "state.draft_window"
+      reminder_window = "state.draft_window"
+    }
+    effect "notify" {
+      level = "warning"
+      text  = "message.warning_notice"
+    }
+  }
+
+  rule "budget_reminder_durable_at_completed_turn" {
+    on   = "turn_end"
+    from = { draft = "reminder" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && state.draft_window == event.window_id"
+    to   = { draft = "none" }
+    set = {
+      draft_window    = "''"
+      reminder_window = "state.draft_window"
+    }
+    effect "notify" {
+      level = "info"
+      text  = "message.reminder_notice"
+    }
+  }
+
+  # "They are discarded on abort, failed turn, transition, or window mismatch."
+  rule "budget_draft_discarded_by_failed_turn_or_window_mismatch" {
+    on   = "turn_end"
+    from = { draft = ["reminder", "warning"] }
+    to   = { draft = "none" }
+    set  = { draft_window = "''" }
+  }
+
+  # A new session has no durable warnings yet.
+  rule "new_session_forgets_budget_notices" {
+    on   = "session_start"
+    when = "event.reason == 'new'"
+    to   = { draft = "none" }
+    set = {
+      draft_window    = "''"
+      reminder_window = "''"
+      warning_window  = "''"
+    }
+  }
+
+  # "They are discarded on abort, failed turn, transition, or window mismatch."
+  rule "budget_draft_discarded_on_transition" {
+    on   = ["settled", "session_start", "session_tree", "session_shutdown", "toggle"]
+    from = { draft = ["reminder", "warning"] }
+    to   = { draft = "none" }
+    set  = { draft_window = "''" }
+  }
+}
+
+# ---------------------------------------------------------------- the reducer
+
+group "request" {
+  # ---- tool_request(windowId): the `wipe_memory` tool
+
+  rule "tool_refused_while_disabled" {
+    on   = "tool"
+    when = "event.name == 'wipe_memory' && !event.enabled"
+    effect "reply" {
+      text = "message.tool_off"
+    }
+  }
+
+  # "New wipe requests only acknowledge it." (stop-pending)
+  rule "tool_request_only_acknowledges_stop_pending" {
+    on   = "tool"
+    from = { request = "stop-pending" }
+    when = "event.name == 'wipe_memory'"
+    effect "reply" {
+      text = "message.tool_ack_stopping"
+    }
+  }
+
+  # "Matching duplicates deduplicate." / "Repeated requests for that window
+  # deduplicate."
+  rule "tool_request_deduplicates_same_window" {
+    on   = "tool"
+    from = { request = "tool-requested" }
+    when = "event.name == 'wipe_memory' && state.request_window == event.window_id"
+    effect "reply" {
+      text = "message.tool_ack_duplicate"
+    }
+  }
+
+  # "inside a manual close-out it is only an acknowledgement, so a manual wipe
+  # is never converted into a turn-end commit that Pi's tool-batch
+  # continuation would overrun."
+  rule "tool_request_inside_manual_close_out_only_acknowledges" {
+    on   = "tool"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.name == 'wipe_memory' && state.request_window == event.window_id"
+    effect "reply" {
+      text = "message.tool_ack_manual"
+    }
+  }
+
+  # "Inside a budget close-out the call upgrades to a turn-end commit because
+  # context pressure cannot wait for settlement" (source "automatic").
+  rule "tool_request_upgrades_budget_close_out" {
+    on   = "tool"
+    from = { request = "close-out", request_source = "automatic" }
+    when = "event.name == 'wipe_memory' && state.request_window == event.window_id"
+    to   = { request = "tool-requested", request_source = "automatic" }
+    effect "reply" {
+      text = "message.tool_ack"
+    }
+  }
+
+  # "tool_request(windowId) marks that window for a turn-end reset."
+  # "Direct wipe_memory remains valid without a prior warning." Requests left
+  # over from another window are replaced.
+  rule "tool_request_marks_window" {
+    on   = "tool"
+    from = { request = ["none", "tool-requested", "close-out"] }
+    when = "event.name == 'wipe_memory'"
+    to   = { request = "tool-requested", request_source = "tool" }
+    set  = { request_window = "event.window_id" }
+    effect "reply" {
+      text = "message.tool_ack"
+    }
+  }
+
+  # ---- close_out(windowId, "manual"): the `/wipe-memory` command
+
+  rule "wipe_command_refused_while_disabled" {
+    on   = "command"
+    when = "event.name == 'wipe-memory' && !event.enabled"
+    effect "reply" {
+      text = "message.command_off"
+    }
+  }
+
+  # "New wipe requests only acknowledge it." (stop-pending)
+  rule "wipe_command_only_acknowledges_stop_pending" {
+    on   = "command"
+    from = { request = "stop-pending" }
+    when = "event.name == 'wipe-memory'"
+    effect "reply" {
+      text = "message.command_ack_stopping"
+    }
+  }
+
+  # "Repeating an already-pending request deduplicates"
+  rule "wipe_command_deduplicates_manual_close_out" {
+    on   = "command"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.name == 'wipe-memory' && state.request_window == event.window_id"
+    effect "reply" {
+      text = "message.command_ack_duplicate"
+    }
+  }
+
+  # "a manual request can upgrade an automatic request for the same window"
+  rule "wipe_command_upgrades_automatic_close_out" {
+    on   = "command"
+    from = { request = "close-out", request_source = "automatic" }
+    when = "event.name == 'wipe-memory' && state.request_window == event.window_id"
+    to   = { request_source = "manual" }
+    effect "reply" {
+      text = "message.command_ack"
+    }
+  }
+
+  # "a manual request converts a pending tool request into a settle-committed
+  # stop"
+  rule "wipe_command_converts_tool_request_to_settle_stop" {
+    on   = "command"
+    from = { request = "tool-requested" }
+    when = "event.name == 'wipe-memory' && state.request_window == event.window_id"
+    to   = { request = "close-out", request_source = "manual" }
+    effect "reply" {
+      text = "message.command_ack"
+    }
+  }
+
+  # "`close_out(windowId, source)` arms a close-out for that window."
+  # "/wipe-memory: Acknowledge immediately and arm a manual close-out."
+  rule "wipe_command_arms_manual_close_out" {
+    on   = "command"
+    from = { request = ["none", "close-out", "tool-requested"] }
+    when = "event.name == 'wipe-memory'"
+    to   = { request = "close-out", request_source = "manual" }
+    set  = { request_window = "event.window_id" }
+    effect "reply" {
+      text = "message.command_ack"
+    }
+  }
+
+  # ---- before each provider request
+
+  # "empty automatic follow-up is cancelled before provider work, while real
+  # queued user input is answered before stopping." The reset is committed
+  # once the host reports a new window.
+  rule "stop_pending_cancels_empty_follow_up" {
+    on   = "request"
+    from = { request = "stop-pending" }
+    when = "!event.queued && event.window_id != state.request_window"
+    effect "stop" {}
+  }
+
+  # "each eligible low-budget request re-arms transient automatic close-out
+  # before checking for the durable warning"
+  rule "budget_warning_arms_automatic_close_out" {
+    on   = "request"
+    from = { request = "none" }
+    when = "event.enabled && warning_due"
+    to   = { request = "close-out", request_source = "automatic" }
+    set  = { request_window = "event.window_id" }
+  }
+
+  # ---- turn_end
+
+  # "`turn_end` first clears everything on abort." Pi's actual operation
+  # cancellation (a user abort).
+  rule "turn_end_user_abort_clears_everything" {
+    on   = "turn_end"
+    when = "event.outcome == 'aborted' && !event.synthetic_abort"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+  }
+
+  # A model reply with a synthetic `stopReason: "aborted"`: "none commits an
+  # ordinary close-out, while only Pi's actual operation cancellation is a
+  # user abort." It is not a user abort, but the turn is still aborted
+  # ("turn_end first clears everything on abort"): everything is cleared and
+  # nothing commits.
+  rule "turn_end_synthetic_abort_clears_without_commit" {
+    on   = "turn_end"
+    when = "event.synthetic_abort"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+  }
+
+  # "Manual hard-reserve commits request no continuation and retain
+  # stop-pending across the window change. Further turns cannot reset that
+  # stopped run again."
+  rule "turn_end_stop_pending_cannot_reset_again" {
+    on   = "turn_end"
+    from = { request = "stop-pending" }
+  }
+
+  # "Overflow-like errors preserve a manual close-out, including across
+  # queued work"; the overflow is then pending for settlement.
+  rule "turn_end_overflow_preserves_manual_close_out" {
+    on   = "turn_end"
+    from = { request = "close-out", request_source = "manual", overflow = ["idle", "pending"] }
+    when = "event.outcome == 'error' && event.error == 'overflow'"
+    to   = { overflow = "pending" }
+  }
+
+  # Same, in a failure chain whose recovery was already spent.
+  rule "turn_end_overflow_preserves_manual_close_out_in_spent_chain" {
+    on   = "turn_end"
+    from = { request = "close-out", request_source = "manual", overflow = ["spent", "pending-spent"] }
+    when = "event.outcome == 'error' && event.error == 'overflow'"
+    to   = { overflow = "pending-spent" }
+  }
+
+  # "other requests arm automatic overflow recovery only when there is no
+  # queued work, the extension is enabled, and automatic reset is enabled."
+  rule "turn_end_overflow_arms_recovery" {
+    on   = "turn_end"
+    from = { overflow = ["idle", "pending"] }
+    when = "event.outcome == 'error' && event.error == 'overflow' && !event.queued && event.enabled && event.auto_reset"
+    to   = { request = "none", request_source = "none", overflow = "pending" }
+    set  = { request_window = "''" }
+  }
+
+  # "Recovery was already spent in this failure chain."
+  rule "turn_end_overflow_after_spent_recovery_is_not_rearmed" {
+    on   = "turn_end"
+    from = { overflow = ["spent", "pending-spent"] }
+    when = "event.outcome == 'error' && event.error == 'overflow' && !event.queued && event.enabled && event.auto_reset"
+    to   = { request = "none", request_source = "none", overflow = "pending-spent" }
+    set  = { request_window = "''" }
+  }
+
+  # "Other failures drop the request but preserve the overflow chain."
+  rule "turn_end_failure_drops_request_keeps_overflow_chain" {
+    on   = "turn_end"
+    when = "event.outcome == 'error'"
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+  }
+
+  # "A successful, enabled turn commits for a tool request" — "At turn_end,
+  # after the complete tool batch and any accepted budget drafts, append the
+  # reset boundary and ask Pi to continue."
+  rule "turn_end_commits_tool_request" {
+    on   = "turn_end"
+    from = { request = "tool-requested" }
+    when = "event.outcome == 'completed' && event.enabled && state.request_window == event.window_id"
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = true
+    }
+  }
+
+  # "Manual hard-reserve commits request no continuation and retain
+  # stop-pending across the window change." stop-pending keeps the old window.
+  rule "turn_end_manual_hard_reserve_commits_without_continuation" {
+    on   = "turn_end"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.outcome == 'completed' && event.enabled && hard_reserve"
+    to   = { request = "stop-pending", request_source = "none" }
+    set  = { request_window = "event.window_id" }
+    effect "commit_reset" {
+      continue = false
+    }
+  }
+
+  # "A successful, enabled turn commits for a ... hard-reserve condition."
+  # "Hard reserve: Independent safety path: if automatic resets are enabled
+  # and completed-turn usage reaches Pi's reserve, commit a boundary at
+  # turn_end."
+  rule "turn_end_hard_reserve_commits" {
+    on   = "turn_end"
+    from = { request = ["none", "close-out", "tool-requested"] }
+    when = "event.outcome == 'completed' && event.enabled && hard_reserve"
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = true
+    }
+  }
+
+  # A tool request that cannot commit (another window, or switched off) is
+  # dropped.
+  rule "turn_end_drops_tool_request_that_cannot_commit" {
+    on   = "turn_end"
+    from = { request = "tool-requested" }
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+  }
+
+  # "a close-out alone remains armed." / "a note write or ordinary tool turn
+  # during a budget close-out must not consume it."
+  rule "turn_end_close_out_stays_armed" {
+    on   = "turn_end"
+    from = { request = "close-out" }
+  }
+
+  # ---- agent_before_settle
+
+  # "`agent_before_settle` clears state on actual abort."
+  rule "settle_abort_clears_everything" {
+    on   = "before_settle"
+    when = "event.outcome == 'aborted'"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+  }
+
+  # "real queued user input is answered before stopping" / "the stop intent
+  # remains armed until that work settles."
+  rule "settle_stop_pending_waits_for_queued_work" {
+    on   = "before_settle"
+    from = { request = "stop-pending" }
+    when = "event.queued"
+  }
+
+  # "settlement stops without a second wipe (or retries construction if the
+  # old window is still active)."
+  rule "settle_stop_pending_retries_construction_in_old_window" {
+    on   = "before_settle"
+    from = { request = "stop-pending" }
+    when = "event.enabled && state.request_window == event.window_id"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = false
+      stop     = true
+    }
+  }
+
+  # "A committed `stop-pending` reset needs only a stop, never a second wipe."
+  rule "settle_stop_pending_needs_only_a_stop" {
+    on   = "before_settle"
+    from = { request = "stop-pending" }
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+    effect "stop" {}
+  }
+
+  # "Pending manual overflow commits a reset without continuation when enabled
+  # and unqueued; it does not require automatic reset enablement."
+  # "Manual overflow clears and stops without retry, even with automatic reset
+  # disabled."
+  rule "settle_manual_overflow_commits_without_continuation" {
+    on   = "before_settle"
+    from = { request = "close-out", request_source = "manual", overflow = ["pending", "pending-spent"] }
+    when = "event.enabled && !event.queued"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = false
+      stop     = true
+    }
+  }
+
+  # "Other pending overflow recovery gets its one bounded attempt when enabled
+  # and unqueued." The chain is then spent until it settles.
+  rule "settle_overflow_recovery_gets_one_attempt" {
+    on   = "before_settle"
+    from = { overflow = "pending" }
+    when = "event.enabled && !event.queued"
+    to   = { request = "none", request_source = "none", overflow = "spent" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = true
+    }
+  }
+
+  # "Otherwise only a manual close-out commits, if the outcome is successful,
+  # the request belongs to the current window, the extension is enabled, and
+  # no queued work remains." "the committed reset stops the run instead of
+  # continuing in the fresh window."
+  rule "settle_commits_manual_close_out" {
+    on   = "before_settle"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.outcome == 'completed' && state.request_window == event.window_id && event.enabled && !event.queued"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = false
+      stop     = true
+    }
+  }
+
+  # "A successful normal stop commits at agent_before_settle after queued
+  # messages drain": with work still queued the close-out stays armed.
+  rule "settle_manual_close_out_waits_for_queued_work" {
+    on   = "before_settle"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.queued"
+  }
+
+  # "none commits an ordinary close-out": a failed outcome, another window or
+  # a switched-off policy drops the manual close-out without a reset.
+  rule "settle_drops_manual_close_out_that_cannot_commit" {
+    on   = "before_settle"
+    from = { request = "close-out", request_source = "manual" }
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+  }
+
+  # "An automatic close-out alone is cleared without a reset." / "A budget
+  # close-out without an explicit wipe is discarded at settlement without
+  # resetting."
+  rule "settle_clears_automatic_close_out" {
+    on   = "before_settle"
+    from = { request = "close-out", request_source = "automatic" }
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+  }
+
+  # ---- clearing events
+
+  # "`agent_settled` ... clear[s] transient request state." The overflow
+  # chain settles with the run.
+  rule "settled_clears_transient_state" {
+    on  = "settled"
+    to  = { request = "none", request_source = "none", overflow = "idle" }
+    set = { request_window = "''" }
+  }
+
+  # "session start/tree navigation/shutdown ... clear transient request
+  # state." "Startup/tree repair is narrow: it may complete a repairable
+  # marker tail".
+  rule "session_start_or_tree_clears_and_repairs_tail" {
+    on   = ["session_start", "session_tree"]
+    when = "event.enabled"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+    effect "repair" {}
+  }
+
+  rule "session_change_clears_transient_state" {
+    on  = ["session_start", "session_tree", "session_shutdown"]
+    to  = { request = "none", request_source = "none", overflow = "idle" }
+    set = { request_window = "''" }
+  }
+
+  # "`/pi-context off` ... clear[s] transient request state."
+  rule "toggle_off_clears_transient_state" {
+    on   = "toggle"
+    when = "!event.on"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+  }
+}
+
+# ---------------------------------------------------------------- /wipe-memory warning
+
+group "manual_warning" {
+  # "The hidden checkpoint warning always goes out: when idle it starts one
+  # ordinary model turn; while streaming it steers the running turn so the
+  # agent closes out promptly." Not for a deduplicated command, nor once the
+  # reset is committed (stop-pending).
+  rule "manual_checkpoint_warning_starts_turn_when_idle" {
+    on   = "command"
+    from = { request = ["none", "close-out", "tool-requested"] }
+    when = "event.name == 'wipe-memory' && event.enabled && event.idle && !(state.request == 'close-out' && state.request_source == 'manual' && state.request_window == event.window_id)"
+    effect "inject" {
+      message = "manual_checkpoint_warning"
+      deliver = "turn"
+    }
+  }
+
+  rule "manual_checkpoint_warning_steers_running_turn" {
+    on   = "command"
+    from = { request = ["none", "close-out", "tool-requested"] }
+    when = "event.name == 'wipe-memory' && event.enabled && !event.idle && !(state.request == 'close-out' && state.request_source == 'manual' && state.request_window == event.window_id)"
+    effect "inject" {
+      message = "manual_checkpoint_warning"
+      deliver = "steer"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- /compact while active
+
+group "compaction" {
+  # "/compact while active: Cancel native compaction, which could otherwise
+  # summarize pre-reset history back into the active window. A manual attempt
+  # receives an actionable /wipe-memory notice."
+  rule "manual_compact_cancelled_during_close_out" {
+    on   = "before_compact"
+    from = { request = ["close-out", "stop-pending", "tool-requested"] }
+    when = "event.reason == 'manual'"
+    effect "cancel_compaction" {
+      text = "message.compact_cancelled_notice"
+    }
+  }
+
+  rule "automatic_compact_cancelled_during_close_out" {
+    on   = "before_compact"
+    from = { request = ["close-out", "stop-pending", "tool-requested"] }
+    effect "cancel_compaction" {}
+  }
+}
