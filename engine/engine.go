@@ -16,14 +16,37 @@ type Engine struct {
 type group struct {
 	name  string
 	rules []*rule
+	// byState indexes the rules by the values of the enum slots their
+	// `from` clauses read: byState[key] lists, in file order, the rules
+	// whose from matches, where key mixes the slots' indexes by stride.
+	// A decision then checks no from clause at all. It is nil when the
+	// slots have too many combinations to tabulate.
+	keys    []stateKey
+	byState [][]*rule
 }
+
+type stateKey struct {
+	slot, stride int
+}
+
+// maxStateTable bounds a group's state index.
+const maxStateTable = 4096
 
 // rule is a compiled rule with the effects that need no evaluation built
 // once, so emitting them costs nothing.
 type rule struct {
-	c       *rules.CompiledRule
-	name    string
+	c    *rules.CompiledRule
+	name string
+	// from and to are the rule's state match and targets laid flat, so a
+	// decision follows no pointers to check or apply them.
+	from    []fromCheck
+	to      []write
 	effects []effect
+}
+
+type fromCheck struct {
+	slot int
+	mask uint64
 }
 
 type effect struct {
@@ -43,6 +66,12 @@ func New(p *rules.Policy) *Engine {
 			g := group{name: pg.Group.Name}
 			for _, cr := range pg.Rules {
 				r := &rule{c: cr, name: cr.Rule.Name}
+				for _, m := range cr.From {
+					r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
+				}
+				for _, t := range cr.To {
+					r.to = append(r.to, write{slot: t.Slot.Index, typ: lang.Int, num: t.Value.Num})
+				}
 				for i := range cr.Effects {
 					ce := &cr.Effects[i]
 					ef := effect{c: ce}
@@ -56,6 +85,7 @@ func New(p *rules.Policy) *Engine {
 				}
 				g.rules = append(g.rules, r)
 			}
+			g.index(p)
 			groups = append(groups, g)
 		}
 		e.plans = append(e.plans, groups)
@@ -71,4 +101,47 @@ func (e *Engine) NewSession() *Session {
 	s := &Session{eng: e, state: make([]lang.Value, len(e.initial))}
 	copy(s.state, e.initial)
 	return s
+}
+
+// index builds the group's state index.
+func (g *group) index(p *rules.Policy) {
+	seen := map[int]bool{}
+	size := 1
+	for _, r := range g.rules {
+		for _, f := range r.from {
+			if seen[f.slot] {
+				continue
+			}
+			seen[f.slot] = true
+			n := len(p.Slots[f.slot].Enum)
+			g.keys = append(g.keys, stateKey{slot: f.slot, stride: size})
+			size *= n
+			if size > maxStateTable {
+				g.keys = nil
+				return
+			}
+		}
+	}
+	if len(g.keys) == 0 {
+		return
+	}
+	g.byState = make([][]*rule, size)
+	codes := make([]int, len(p.Slots))
+	for key := 0; key < size; key++ {
+		for _, k := range g.keys {
+			codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
+		}
+		for _, r := range g.rules {
+			ok := true
+			for _, f := range r.from {
+				if f.mask&(1<<uint(codes[f.slot])) == 0 {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				g.byState[key] = append(g.byState[key], r)
+			}
+		}
+	}
 }

@@ -42,6 +42,13 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 	f := &s.frame
 	f.Event, f.State, f.Err = ev.facts, s.state, nil
 	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
+	if explain == nil {
+		if err := s.run(ev); err != nil {
+			return Decision{}, err
+		}
+		s.apply()
+		return Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}, nil
+	}
 	for _, g := range s.eng.plans[ev.kind] {
 		fired := ""
 		for _, r := range g.rules {
@@ -83,14 +90,47 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 	return d, nil
 }
 
+// run is the common path: per group, the rules the state index allows,
+// first match wins.
+func (s *Session) run(ev Event) error {
+	f := &s.frame
+	for gi := range s.eng.plans[ev.kind] {
+		g := &s.eng.plans[ev.kind][gi]
+		cands := g.rules
+		if g.byState != nil {
+			key := 0
+			for _, k := range g.keys {
+				key += int(s.state[k.slot].Num) * k.stride
+			}
+			cands = g.byState[key]
+		}
+		for _, r := range cands {
+			if g.byState == nil && !s.from(r) {
+				continue
+			}
+			if w := r.c.When; w != nil && !w.B(f) {
+				if f.Err != nil {
+					return s.fail(ev, r, f.Err)
+				}
+				continue
+			}
+			if err := s.fire(r); err != nil {
+				return s.fail(ev, r, err)
+			}
+			break
+		}
+	}
+	return nil
+}
+
 func (s *Session) fail(ev Event, r *rule, err error) error {
 	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
 
 func (s *Session) from(r *rule) bool {
-	for _, m := range r.c.From {
-		if m.Mask&(1<<uint(s.state[m.Slot.Index].Num)) == 0 {
+	for _, m := range r.from {
+		if m.mask&(1<<uint(s.state[m.slot].Num)) == 0 {
 			return false
 		}
 	}
@@ -138,9 +178,7 @@ type write struct {
 // state before the event) and emits its effects.
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
-	for _, t := range r.c.To {
-		s.writes = append(s.writes, write{slot: t.Slot.Index, typ: lang.Int, num: t.Value.Num})
-	}
+	s.writes = append(s.writes, r.to...)
 	for _, a := range r.c.Set {
 		w := write{slot: a.Slot.Index, typ: a.Slot.Type}
 		switch p := a.Prog; {
