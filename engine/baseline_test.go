@@ -58,11 +58,11 @@ type baselineState struct {
 // facts is what the reducer reads of an event; the benchmark converts the
 // stream once, as a host adapter would hand typed facts to hand-written code.
 type facts struct {
-	event                                      string
-	windowID, name, outcome, errKind, reason   string
-	enabled, autoReset, autoCompaction, idle   bool
-	queued, syntheticAbort, on                 bool
-	tokens, contextWindow, reserve             float64
+	event                                    string
+	windowID, name, outcome, errKind, reason string
+	enabled, autoReset, autoCompaction, idle bool
+	queued, syntheticAbort, on               bool
+	tokens, contextWindow, reserve           float64
 }
 
 const (
