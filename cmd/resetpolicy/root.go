@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
 
@@ -70,12 +71,44 @@ Run 'resetpolicy policies' to see them and their params.`,
 	return root
 }
 
+// singleDashLongFlags accepts Go-style single-dash long flags (`fmt -check`,
+// `test -run REGEXP`) by rewriting them to the double-dash form cobra
+// parses. Only names of long flags are rewritten, so shorthands such as -v
+// keep their meaning.
+func singleDashLongFlags(root *cobra.Command, args []string) []string {
+	long := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "--" {
+			copy(out[i:], args[i:])
+			break
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && long[name] {
+				out[i] = "-" + a
+			}
+		}
+	}
+	return out
+}
+
 // extraCommands are registered by other files of this package.
 var extraCommands []func(*viper.Viper) *cobra.Command
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdin, stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(singleDashLongFlags(root, args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK

@@ -150,13 +150,6 @@ func stringPos(src []byte, hexpr hcl.Expression, line, col int) (hcl.Pos, bool) 
 		tmpl.SrcRange.Start.Byte < 0 || tmpl.SrcRange.Start.Byte > len(src) {
 		return hcl.Pos{}, false
 	}
-	heredoc := bytes.HasPrefix(src[tmpl.SrcRange.Start.Byte:], []byte("<<"))
-	if !heredoc && line == 1 {
-		return quotedPos(src[rng.Start.Byte:rng.End.Byte], rng.Start, col), true
-	}
-	// A heredoc: value line N is source line Start.Line+N-1, and the value
-	// line is a suffix of the source line (an indented heredoc drops the
-	// leading indentation).
 	value := lit.Val
 	if value.IsNull() || !value.Type().Equals(cty.String) {
 		return hcl.Pos{}, false
@@ -165,6 +158,17 @@ func stringPos(src []byte, hexpr hcl.Expression, line, col int) (hcl.Pos, bool) 
 	if line > len(lines) {
 		return hcl.Pos{}, false
 	}
+	if !bytes.HasPrefix(src[tmpl.SrcRange.Start.Byte:], []byte("<<")) {
+		// A quoted string is one source line, whatever \n escapes it has.
+		offset := col
+		for _, l := range lines[:line-1] {
+			offset += utf8.RuneCountInString(l) + 1
+		}
+		return quotedPos(src[rng.Start.Byte:rng.End.Byte], rng.Start, offset), true
+	}
+	// A heredoc: value line N is source line Start.Line+N-1, and the value
+	// line is a suffix of the source line (an indented heredoc drops the
+	// leading indentation).
 	srcLine := rng.Start.Line + line - 1
 	start, end, ok := lineBounds(src, srcLine)
 	if !ok {

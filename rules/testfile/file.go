@@ -58,11 +58,12 @@ var fileSchema = &hcl.BodySchema{
 	},
 }
 
-// Load reads and decodes the test file at path.
+// Load reads and decodes the test file at path. The File is never nil: with
+// errors it holds at least the name and the text read, for diagnostics.
 func Load(path string) (*File, hcl.Diagnostics) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, hcl.Diagnostics{{
+		return &File{Filename: path}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Cannot read test file",
 			Detail:   err.Error(),
@@ -73,13 +74,14 @@ func Load(path string) (*File, hcl.Diagnostics) {
 }
 
 // Parse decodes a test file from its source. filename is used in
-// diagnostics and to resolve a policy given as a path.
+// diagnostics and to resolve a policy given as a path. The File is never
+// nil; when the diagnostics have errors it must not be run.
 func Parse(src []byte, filename string) (*File, hcl.Diagnostics) {
+	f := &File{Filename: filename, Source: src}
 	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
-		return nil, diags
+		return f, diags
 	}
-	f := &File{Filename: filename, Source: src}
 	content, d := hf.Body.Content(fileSchema)
 	diags = append(diags, d...)
 

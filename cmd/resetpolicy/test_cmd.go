@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/resetpolicy/resetpolicy/engine/testrun"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
+)
+
+func newTestCmd() *cobra.Command {
+	var (
+		runExpr  string
+		verbose  bool
+		coverage bool
+		junit    string
+	)
+	cmd := &cobra.Command{
+		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE]",
+		Short: "Run policy test files (*.test.hcl)",
+		Long: `test runs policy test files: every *.test.hcl file under the given paths
+(directories are searched recursively, skipping those whose name starts with
+"." or "_" and node_modules; a file named on the command line is run whatever
+its name). With no path it runs the test files under the current directory and
+the built-in policies' own test files.
+
+Each run block loads its policy with its param overrides, starts a fresh
+session, sends its events in order and checks every expectation and assert.
+A failing run never stops the others. Output reads like 'go test': a
+'--- FAIL: FILE/RUN' block per failing run with what was expected and what
+happened, and last the line 'N passed, N failed'.
+
+Exit status: 0 when every run passed, 1 when any failed or a test file is
+invalid, 2 for a usage error.`,
+		Example: `  resetpolicy test
+  resetpolicy test policies/
+  resetpolicy test -run 'wipe_memory.test.hcl/story' -v policies/
+  resetpolicy test --coverage --junit report.xml .`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var filter *regexp.Regexp
+			if runExpr != "" {
+				re, err := regexp.Compile(runExpr)
+				if err != nil {
+					return usage("-run %q: %v", runExpr, err)
+				}
+				filter = re
+			}
+			inputs, err := findTestInputs(args)
+			if err != nil {
+				return err
+			}
+			rep := runTests(inputs, filter, cmd.ErrOrStderr())
+			if err := rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage}); err != nil {
+				return failure("%v", err)
+			}
+			if junit != "" {
+				if err := writeJUnit(junit, rep); err != nil {
+					return failure("--junit: %v", err)
+				}
+			}
+			if rep.Failed() > 0 {
+				return silent
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&runExpr, "run", "", "run only the runs whose name FILE/RUN matches this regular expression (FILE is the test file's base name)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the runs that passed")
+	cmd.Flags().BoolVar(&coverage, "coverage", false, "report per policy the share of rules fired and every rule no run fired")
+	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
+	return cmd
+}
+
+// testInput is one test file to run: on disk, or a built-in's.
+type testInput struct {
+	name string
+	src  []byte
+	err  error
+}
+
+// findTestInputs lists the test files under paths; with no path, those under
+// the current directory and the built-ins' own.
+func findTestInputs(paths []string) ([]testInput, error) {
+	builtins := len(paths) == 0
+	if builtins {
+		paths = []string{"."}
+	}
+	var inputs []testInput
+	seen := map[string]bool{}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, usage("%v", err)
+		}
+		var files []string
+		if info.IsDir() {
+			files, err = testfile.Find(p)
+			if err != nil {
+				return nil, failure("%v", err)
+			}
+		} else {
+			files = []string{p}
+		}
+		for _, f := range files {
+			key, err := filepath.Abs(f)
+			if err != nil {
+				key = f
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			src, err := os.ReadFile(f)
+			inputs = append(inputs, testInput{name: f, src: src, err: err})
+		}
+	}
+	if builtins {
+		inputs = append(inputs, builtinTestInputs(inputs)...)
+	}
+	return inputs, nil
+}
+
+// builtinTestInputs returns the built-ins' embedded test files, less those
+// already found on disk (the same text, or the same path relative to the
+// current directory, as when run in the project's own tree).
+func builtinTestInputs(found []testInput) []testInput {
+	var out []testInput
+	for _, name := range policies.TestFiles() {
+		src, ok := policies.TestSource(strings.TrimSuffix(name, testfile.Suffix))
+		if !ok {
+			continue
+		}
+		dup := false
+		for _, in := range found {
+			if filepath.ToSlash(filepath.Clean(in.name)) == src.Name || bytes.Equal(in.src, src.Bytes) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, testInput{name: src.Name, src: src.Bytes})
+		}
+	}
+	return out
+}
+
+// runTests decodes and runs every input; diagnostics that are only
+// warnings go to warn.
+func runTests(inputs []testInput, filter *regexp.Regexp, warn io.Writer) *testrun.Report {
+	var opts []testrun.Option
+	if filter != nil {
+		opts = append(opts, testrun.Filter(filter))
+	}
+	runner := testrun.New(loadTestPolicy, opts...)
+	for _, in := range inputs {
+		if in.err != nil {
+			runner.Invalid(in.name, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Cannot read test file",
+				Detail:   in.err.Error(),
+			}}, nil)
+			continue
+		}
+		f, diags := testfile.Parse(in.src, in.name)
+		sources := map[string][]byte{in.name: in.src}
+		if diags.HasErrors() {
+			runner.Invalid(in.name, diags, sources)
+			continue
+		}
+		if len(diags) > 0 {
+			_ = rules.WriteDiagnostics(warn, sources, diags)
+		}
+		runner.RunFile(f)
+	}
+	return runner.Report()
+}
+
+// loadTestPolicy loads the policy a test file names: a policy file relative
+// to the test file, or a built-in.
+func loadTestPolicy(f *testfile.File, overrides []rules.Override) (*rules.Policy, rules.Diagnostics) {
+	if path := f.PolicyFile(); path != "" {
+		return rules.LoadFile(path, rules.WithBuiltins(policies.Source), rules.WithOverrides(overrides...))
+	}
+	return policies.Load(f.Policy, nil, rules.WithOverrides(overrides...))
+}
+
+func writeJUnit(path string, rep *testrun.Report) error {
+	var b bytes.Buffer
+	if err := rep.WriteJUnit(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}

@@ -1,0 +1,39 @@
+package testfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse checks that no input makes Parse panic; with plain `go test`
+// it runs the seeds: the runner's test fixtures, valid and not.
+func FuzzParse(f *testing.F) {
+	for _, pattern := range []string{"../../testdata/testrun/*.test.hcl", "../../testdata/testrun/*/*.test.hcl"} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if src, err := os.ReadFile(p); err == nil {
+				f.Add(src)
+			}
+		}
+	}
+	f.Add([]byte("policy = \"p\"\nrun \"r\" {\n  assert { condition = \"\\u00e9 && ${x}\" }\n}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, diags := Parse(src, "fuzz.test.hcl")
+		if file == nil {
+			t.Fatal("Parse returned no File")
+		}
+		if diags.HasErrors() {
+			return
+		}
+		for _, run := range file.Runs {
+			file.Overrides(run)
+			for _, ev := range run.Events {
+				ev.JSON()
+			}
+			for _, a := range run.Asserts {
+				_, _ = a.Eval(AssertEnv(nil, nil))
+			}
+		}
+	})
+}

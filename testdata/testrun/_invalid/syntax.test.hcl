@@ -1,0 +1,5 @@
+policy = "../tiny.hcl"
+
+run "unclosed" {
+  event "turn_end" {
+    tokens = 5
