@@ -20,7 +20,8 @@ func factsOf(ev engine.Event) facts {
 		errKind: str("error"), reason: str("reason"),
 		enabled: boolean("enabled"), autoReset: boolean("auto_reset"), autoCompaction: boolean("auto_compaction"),
 		idle: boolean("idle"), queued: boolean("queued"), syntheticAbort: boolean("synthetic_abort"), on: boolean("on"),
-		tokens: num("tokens"), contextWindow: num("context_window"), reserve: num("reserve"),
+		crossesReset: boolean("crosses_reset"),
+		tokens:       num("tokens"), contextWindow: num("context_window"), reserve: num("reserve"),
 	}
 }
 
@@ -40,7 +41,10 @@ func randomStream(r *rand.Rand, n int) []string {
 			"tokens":          pick(1000, 150000, 160000, 170000, 175000, 183616, 184000, 190000, 199000),
 		}
 		switch ev := pick("request", "request", "turn_end", "turn_end", "tool", "command", "before_settle", "settled",
-			"session_start", "session_tree", "session_shutdown", "toggle", "before_compact", "agent_end").(string); ev {
+			"session_start", "session_tree", "session_shutdown", "toggle", "before_compact", "agent_end", "before_tree").(string); ev {
+		case "before_tree":
+			m["crosses_reset"] = r.Intn(2) == 0
+			m["event"] = ev
 		case "turn_end":
 			m["outcome"] = pick("completed", "completed", "completed", "error", "aborted")
 			if m["outcome"] == "error" {
@@ -114,6 +118,10 @@ func TestBaselineAgreesWithPolicy(t *testing.T) {
 		`{"event":"turn_end","outcome":"error","error":"overflow"}`,
 		`{"event":"before_settle","outcome":"error"}`,
 		`{"event":"command","name":"wipe-memory"}`,
+		`{"event":"turn_end","outcome":"error","error":"overflow"}`,
+		`{"event":"settled"}`,
+		`{"event":"turn_end","outcome":"error","error":"overflow"}`,
+		`{"event":"before_settle","outcome":"error"}`,
 		`{"event":"turn_end","outcome":"error","error":"overflow"}`,
 	}
 	streams := map[string][]string{"bench": benchStream, "spent chain": spentChain, "random": randomStream(rand.New(rand.NewSource(1)), 20000)}

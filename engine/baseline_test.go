@@ -61,7 +61,7 @@ type facts struct {
 	event                                    string
 	windowID, name, outcome, errKind, reason string
 	enabled, autoReset, autoCompaction, idle bool
-	queued, syntheticAbort, on               bool
+	queued, syntheticAbort, on, crossesReset bool
 	tokens, contextWindow, reserve           float64
 }
 
@@ -91,6 +91,7 @@ var (
 	effRepair           = engine.Effect{Name: "repair"}
 	effCancelManual     = engine.Effect{Name: "cancel_compaction", Args: []engine.Arg{{Name: "text", Value: "compact_cancelled_notice"}}}
 	effCancel           = engine.Effect{Name: "cancel_compaction"}
+	effSuppressSummary  = engine.Effect{Name: "suppress_summary"}
 )
 
 func reply(text string) engine.Effect {
@@ -336,6 +337,10 @@ func (b *baseline) decide(e *facts) {
 		} else {
 			b.fire("automatic_compact_cancelled_during_close_out", effCancel)
 		}
+	}
+	// group tree
+	if e.event == "before_tree" && e.crossesReset {
+		b.fire("tree_summary_suppressed_across_reset", effSuppressSummary)
 	}
 	b.s = n
 }

@@ -836,3 +836,17 @@ group "compaction" {
     effect "cancel_compaction" {}
   }
 }
+
+# ---------------------------------------------------------------- tree navigation
+
+group "tree" {
+  # "/tree summary generation is suppressed with an empty summary when either
+  # branch crosses a reset, because the raw summary generator bypasses the
+  # provider projection." The host reports the crossing (host/session's
+  # SuppressTreeSummary); the decision is the policy's.
+  rule "tree_summary_suppressed_across_reset" {
+    on   = "before_tree"
+    when = "event.crosses_reset"
+    effect "suppress_summary" {}
+  }
+}

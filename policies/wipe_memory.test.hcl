@@ -2111,3 +2111,20 @@ run "table `wipe_memory` tool: 'after the complete tool batch and any accepted b
     state = { request = "none", draft = "none", warning_window = "w1" }
   }
 }
+
+run "tree: '/tree summary generation is suppressed with an empty summary when either branch crosses a reset'" {
+  event "before_tree" {
+    crosses_reset = true
+    expect {
+      rules   = ["tree_summary_suppressed_across_reset"]
+      effects = [{ effect = "suppress_summary" }]
+    }
+  }
+  event "before_tree" {
+    crosses_reset = false
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}

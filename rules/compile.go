@@ -75,6 +75,13 @@ type compileCtx struct {
 	messages []lang.Const
 	state    []lang.Field
 	derived  []lang.Binding
+	// common is the environment of the facts every event carries. An
+	// expression that compiles there is the same program on every event,
+	// so it is compiled once and shared; shared caches those programs by
+	// source and notCommon the sources that need an event's own facts.
+	common    *lang.Env
+	shared    map[string]*lang.Program
+	notCommon map[string]bool
 }
 
 func (c *compileCtx) add(d *hcl.Diagnostic) {
@@ -109,6 +116,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	}
 	common := &contract.Event{Name: "(any)"}
 	commonFacts := FactFields(common)
+	c.shared, c.notCommon = map[string]*lang.Program{}, map[string]bool{}
 	for _, d := range p.Derived {
 		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived)}
 		prog := c.expr(d.Expr, env, "a derived value")
@@ -122,6 +130,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 		d.Prog = prog
 		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog})
 	}
+	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
 	for _, r := range p.Rules {
 		for i, name := range r.On {
 			if _, ok := contract.LookupEvent(name); !ok {
@@ -422,6 +431,16 @@ func (c *compileCtx) expr(e hcl.Expression, env *lang.Env, what string) *lang.Pr
 }
 
 func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what string) *lang.Program {
+	if c.common != nil && env != c.common && len(env.Event) > 0 && !c.notCommon[src] {
+		if p, ok := c.shared[src]; ok {
+			return p
+		}
+		if p, err := lang.Compile(src, c.common); err == nil {
+			c.shared[src] = p
+			return p
+		}
+		c.notCommon[src] = true
+	}
 	prog, err := lang.Compile(src, env)
 	if err != nil {
 		var le *lang.Error

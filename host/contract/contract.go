@@ -171,6 +171,9 @@ var Events = []Event{
 		{Name: "ok", Type: Bool, Default: true},
 		{Name: "error", Type: String, Default: ""},
 	}},
+	{Name: "before_tree", Hook: "session_before_tree", Doc: "the user navigates the session tree and Pi is about to summarise the branch left", Facts: []Fact{
+		{Name: "crosses_reset", Type: Bool, Default: false, Doc: "the branch left or the branch entered crosses a reset boundary (host/session.SuppressTreeSummary)"},
+	}},
 }
 
 // Effects is the vocabulary of effects a host carries out.
@@ -211,6 +214,7 @@ var Effects = []Effect{
 		{Name: "name", Type: String, Required: true},
 		{Name: "value", Type: Int, Required: true},
 	}},
+	{Name: "suppress_summary", Doc: "answers before_tree with an empty summary, so no branch summary is generated from raw pre-reset history"},
 	{Name: "clear_param", Doc: "removes a persisted param value so the policy default applies again", Args: []Arg{
 		{Name: "name", Type: String, Required: true},
 	}},
