@@ -59,7 +59,9 @@ func policyFiles(args []string, match func(string) bool) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() && path != a && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			// Like the go tool: dot and underscore directories (deliberately
+			// broken fixtures) and node_modules are not walked.
+			if d.IsDir() && path != a && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "node_modules") {
 				return filepath.SkipDir
 			}
 			if !d.IsDir() && match(path) {
