@@ -27,12 +27,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t != Bool || r.t != Bool {
 			return cnode{}, c.errAt(n, "%s needs bools, not %s and %s", op, l.t, r.t)
 		}
-		a, b := l.b, r.b
-		if op == "&&" || op == "and" {
-			out = cnode{t: Bool, b: func(f *Frame) bool { return a(f) && b(f) }}
-		} else {
-			out = cnode{t: Bool, b: func(f *Frame) bool { return a(f) || b(f) }}
-		}
+		out = logical(op == "&&" || op == "and", l, r)
 	case "==", "!=":
 		if err := c.enumLiteral(n, l, r); err != nil {
 			return cnode{}, err
@@ -190,8 +185,16 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 			l, r = r, l
 		}
 		if l.code != nil && r.k != nil {
-			code, want := l.code, float64(slices.Index(l.enum, r.k.Str))
-			return cnode{t: Bool, b: func(f *Frame) bool { return code(f) == want }}, nil
+			want := float64(slices.Index(l.enum, r.k.Str))
+			i := l.ref.index
+			if l.ref.event {
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Num == want }}, nil
+			}
+			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Num == want }}, nil
+		}
+		if l.ref != nil && r.ref != nil && l.code == nil && r.code == nil {
+			a, b := *l.ref, *r.ref
+			return cnode{t: Bool, b: func(f *Frame) bool { return a.values(f)[a.index].Str == b.values(f)[b.index].Str }}, nil
 		}
 		a, b := l.s, r.s
 		if r.k != nil {
@@ -255,4 +258,13 @@ func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
 		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).NumList(), a(f)) }}, l, r)
 	}
 	return cnode{}, c.errAt(n, "cannot look for %s in %s", l.t, r.t)
+}
+
+// logical compiles && (and) or || (or), short-circuiting.
+func logical(and bool, l, r cnode) cnode {
+	a, b := l.b, r.b
+	if and {
+		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) && b(f) }}
+	}
+	return cnode{t: Bool, b: func(f *Frame) bool { return a(f) || b(f) }}
 }

@@ -356,10 +356,13 @@ type cnode struct {
 	k    *Value
 	// code reads an enum field's index, for comparisons without strings.
 	code func(*Frame) float64
-	b    func(*Frame) bool
-	n    func(*Frame) float64
-	s    func(*Frame) string
-	v    func(*Frame) Value
+	// ref is set when the node reads one fact or slot, so an operator can
+	// read it in place instead of calling the node's closure.
+	ref *fieldRef
+	b   func(*Frame) bool
+	n   func(*Frame) float64
+	s   func(*Frame) string
+	v   func(*Frame) Value
 }
 
 func (n cnode) program(src string) *Program {
@@ -481,6 +484,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 		case nsEvent, nsState:
 			f, _ := c.env.field(id.Value, name)
 			out := fieldReader(id.Value == nsEvent, f)
+			out.ref = &fieldRef{event: id.Value == nsEvent, index: f.Index}
 			if len(f.Enum) > 0 {
 				out.enum, out.what = f.Enum, id.Value+"."+name
 				i := f.Index
@@ -554,6 +558,20 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 		return fold(out, base, idx)
 	}
 	return cnode{}, c.errAt(n, "%s has no members", base.t)
+}
+
+// fieldRef names a fact (event) or a slot (state) by index.
+type fieldRef struct {
+	event bool
+	index int
+}
+
+// values returns the frame's facts or slots.
+func (r *fieldRef) values(f *Frame) []Value {
+	if r.event {
+		return f.Event
+	}
+	return f.State
 }
 
 func fieldReader(event bool, f *Field) cnode {
