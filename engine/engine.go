@@ -85,6 +85,9 @@ func New(p *rules.Policy) *Engine {
 				}
 				g.rules = append(g.rules, r)
 			}
+			if len(g.rules) == 0 {
+				continue // a group with nothing to say on this event costs nothing
+			}
 			g.index(p)
 			groups = append(groups, g)
 		}
