@@ -313,7 +313,11 @@ func children(n ast.Node) []ast.Node {
 	return nil
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest name, if close.
+// Suggest returns `; did you mean "x"?` for the closest of names, when one
+// is within two edits, and "" otherwise. Every "unknown name" message of the
+// language uses it.
+func Suggest(name string, names []string) string { return suggest(name, names) }
+
 func suggest(name string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {

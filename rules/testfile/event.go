@@ -7,12 +7,12 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
 // Event is one `event "NAME" {}` block of a run.
@@ -91,7 +91,7 @@ func decodeEventBlock(b *hcl.Block) (*Event, hcl.Diagnostics) {
 	spec, known := contract.LookupEvent(ev.Name)
 	if !known && !lenient {
 		diags = append(diags, errorAt(b.LabelRanges[0], "Unknown event",
-			fmt.Sprintf("%q is not an event of the host contract%s. Events: %s.",
+			fmt.Sprintf("%q is not an event of the host contract%s\nEvents: %s.",
 				ev.Name, suggest(ev.Name, contract.EventNames()), strings.Join(contract.EventNames(), ", "))))
 	}
 
@@ -114,7 +114,7 @@ func decodeEventBlock(b *hcl.Block) (*Event, hcl.Diagnostics) {
 			if known && !lenient {
 				names := factNames(spec)
 				diags = append(diags, errorAt(attr.NameRange, "Unknown fact",
-					fmt.Sprintf("Event %q has no fact %q%s. Its facts: %s.",
+					fmt.Sprintf("Event %q has no fact %q%s\nIts facts: %s.",
 						ev.Name, attr.Name, suggest(attr.Name, names), strings.Join(names, ", "))))
 				continue
 			}
@@ -239,19 +239,8 @@ func sortAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	return out
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest name, or "".
-func suggest(name string, names []string) string {
-	best, bestDist := "", 3
-	for _, n := range names {
-		if d := levenshtein.Distance(name, n, nil); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
+// suggest is the language's "did you mean" for test files too.
+func suggest(name string, names []string) string { return lang.Suggest(name, names) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -165,7 +165,7 @@ func decodeEffectSpec(expr hcl.Expression) (EffectSpec, hcl.Diagnostics) {
 	effect, known := contract.LookupEffect(spec.Name)
 	if !known {
 		return spec, append(diags, errorAt(nameRange, "Unknown effect",
-			fmt.Sprintf("%q is not an effect of the host contract%s. Effects: %s.",
+			fmt.Sprintf("%q is not an effect of the host contract%s\nEffects: %s.",
 				spec.Name, suggest(spec.Name, contract.EffectNames()), strings.Join(contract.EffectNames(), ", "))))
 	}
 	for _, kv := range pairs {
@@ -178,7 +178,7 @@ func decodeEffectSpec(expr hcl.Expression) (EffectSpec, hcl.Diagnostics) {
 			for _, a := range effect.Args {
 				names = append(names, a.Name)
 			}
-			detail := fmt.Sprintf("Effect %q has no argument %q%s.", spec.Name, kv.name, suggest(kv.name, names))
+			detail := fmt.Sprintf("Effect %q has no argument %q%s", spec.Name, kv.name, suggest(kv.name, names))
 			if len(names) == 0 {
 				detail = fmt.Sprintf("Effect %q takes no arguments.", spec.Name)
 			}
