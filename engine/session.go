@@ -94,8 +94,9 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 // first match wins.
 func (s *Session) run(ev Event) error {
 	f := &s.frame
-	for gi := range s.eng.plans[ev.kind] {
-		g := &s.eng.plans[ev.kind][gi]
+	plan := s.eng.plans[ev.kind]
+	for gi := range plan {
+		g := &plan[gi]
 		cands := g.rules
 		if g.byState != nil {
 			key := 0
