@@ -20,8 +20,8 @@ func factsOf(ev engine.Event) facts {
 		errKind: str("error"), reason: str("reason"),
 		enabled: boolean("enabled"), autoReset: boolean("auto_reset"), autoCompaction: boolean("auto_compaction"),
 		idle: boolean("idle"), queued: boolean("queued"), syntheticAbort: boolean("synthetic_abort"), on: boolean("on"),
-		crossesReset: boolean("crosses_reset"),
-		tokens:       num("tokens"), contextWindow: num("context_window"), reserve: num("reserve"),
+		crossesReset: boolean("crosses_reset"), userInput: boolean("user_input"),
+		tokens: num("tokens"), contextWindow: num("context_window"), reserve: num("reserve"),
 	}
 }
 
@@ -42,6 +42,9 @@ func randomStream(r *rand.Rand, n int) []string {
 		}
 		switch ev := pick("request", "request", "turn_end", "turn_end", "tool", "command", "before_settle", "settled",
 			"session_start", "session_tree", "session_shutdown", "toggle", "before_compact", "agent_end", "before_tree").(string); ev {
+		case "request":
+			m["user_input"] = r.Intn(5) == 0
+			m["event"] = ev
 		case "before_tree":
 			m["crosses_reset"] = r.Intn(2) == 0
 			m["event"] = ev

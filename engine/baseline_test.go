@@ -58,11 +58,11 @@ type baselineState struct {
 // facts is what the reducer reads of an event; the benchmark converts the
 // stream once, as a host adapter would hand typed facts to hand-written code.
 type facts struct {
-	event                                    string
-	windowID, name, outcome, errKind, reason string
-	enabled, autoReset, autoCompaction, idle bool
-	queued, syntheticAbort, on, crossesReset bool
-	tokens, contextWindow, reserve           float64
+	event                                               string
+	windowID, name, outcome, errKind, reason            string
+	enabled, autoReset, autoCompaction, idle            bool
+	queued, syntheticAbort, on, crossesReset, userInput bool
+	tokens, contextWindow, reserve                      float64
 }
 
 const (
@@ -215,7 +215,7 @@ func (b *baseline) decide(e *facts) {
 		}
 	case "request":
 		switch {
-		case s.request == reqStopPending && !e.queued && e.windowID != s.requestWindow:
+		case s.request == reqStopPending && !e.queued && !e.userInput && e.windowID != s.requestWindow:
 			b.fire("stop_pending_cancels_empty_follow_up", effStop)
 		case s.request == reqNone && e.enabled && warningDue:
 			n.request, n.source, n.requestWindow = reqCloseOut, srcAutomatic, e.windowID

@@ -124,3 +124,33 @@ func (s *Session) Restore(snapshot []byte) error {
 	}
 	return nil
 }
+
+// DerivedValue is one of the policy's derived values for an event.
+type DerivedValue struct {
+	Name string
+	// Value is a bool, a float64 or a string.
+	Value any
+}
+
+// Derived evaluates the policy's derived values for ev against the current
+// state, as the rules' guards would see them if ev were decided now. It
+// changes nothing. A value that cannot be computed is left out.
+func (s *Session) Derived(ev Event) []DerivedValue {
+	if ev.def == nil {
+		return nil
+	}
+	f := lang.Frame{Event: ev.facts, State: s.state}
+	var out []DerivedValue
+	for _, d := range s.eng.policy.Derived {
+		if d.Prog == nil {
+			continue
+		}
+		f.Err = nil
+		v := d.Prog.Eval(&f)
+		if f.Err != nil {
+			continue
+		}
+		out = append(out, DerivedValue{Name: d.Name, Value: v.Interface(d.Prog.Type)})
+	}
+	return out
+}

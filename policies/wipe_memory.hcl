@@ -487,11 +487,13 @@ group "request" {
 
   # "empty automatic follow-up is cancelled before provider work, while real
   # queued user input is answered before stopping." The reset is committed
-  # once the host reports a new window.
+  # once the host reports a new window. "Pending messages or a real user
+  # message after the reset marker bypass cancellation so queued work is not
+  # swallowed."
   rule "stop_pending_cancels_empty_follow_up" {
     on   = "request"
     from = { request = "stop-pending" }
-    when = "!event.queued && event.window_id != state.request_window"
+    when = "!event.queued && !event.user_input && event.window_id != state.request_window"
     effect "stop" {}
   }
 

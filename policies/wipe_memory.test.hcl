@@ -2128,3 +2128,30 @@ run "tree: '/tree summary generation is suppressed with an empty summary when ei
     }
   }
 }
+
+run "request: 'Pending messages or a real user message after the reset marker bypass cancellation so queued work is not swallowed'" {
+  state = { request = "stop-pending", request_window = "w1" }
+  event "request" {
+    window_id  = "w2"
+    user_input = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "request" {
+    window_id = "w2"
+    queued    = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "request" {
+    window_id = "w2"
+    expect {
+      rules   = ["stop_pending_cancels_empty_follow_up"]
+      effects = [{ effect = "stop" }]
+    }
+  }
+}

@@ -131,7 +131,9 @@ var Events = []Event{
 		{Name: "name", Type: String, Default: ""},
 		{Name: "args", Type: String, Default: ""},
 	}},
-	{Name: "request", Hook: "context_with_system"},
+	{Name: "request", Hook: "context_with_system", Facts: []Fact{
+		{Name: "user_input", Type: Bool, Default: false, Doc: "a real user message follows the latest reset boundary in the active window"},
+	}},
 	{Name: "turn_end", Hook: "turn_end", Facts: []Fact{
 		{Name: "outcome", Type: String, Default: "completed", Enum: outcomes},
 		{Name: "error", Type: String, Default: "", Enum: []string{"", "overflow", "other"}},
