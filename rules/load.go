@@ -203,10 +203,11 @@ func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	return out
 }
 
-// Names of files a directory scan picks up as policies.
+// IsPolicyFile reports whether a directory scan takes the file for a
+// policy: .hcl and .hcl.json files that are not tests or scenarios.
 func IsPolicyFile(path string) bool {
 	base := filepath.Base(path)
-	if strings.HasSuffix(base, ".test.hcl") || strings.HasSuffix(base, ".test.hcl.json") {
+	if strings.HasSuffix(base, ".test.hcl") || strings.HasSuffix(base, ".test.hcl.json") || strings.HasSuffix(base, ".scenario.hcl") {
 		return false
 	}
 	return strings.HasSuffix(base, ".hcl") || strings.HasSuffix(base, ".hcl.json")

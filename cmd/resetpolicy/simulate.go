@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/host/scenario"
+	"github.com/resetpolicy/resetpolicy/host/sim"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+func init() { extraCommands = append(extraCommands, newSimulateCmd) }
+
+func newSimulateCmd(v *viper.Viper) *cobra.Command {
+	var (
+		sets         []string
+		scenarioFile string
+		out          string
+	)
+	cmd := &cobra.Command{
+		Use:   "simulate [--policy NAME|FILE] [--scenario FILE] [--set PARAM=VALUE...] [--out session.jsonl]",
+		Short: "Run a scripted agent session through the simulated host and print its timeline",
+		Long: `simulate runs a scenario — a scripted agent session: prompts, model answers
+with their token usage and tool calls, errors, aborts, commands, queued
+messages — through a simulated Pi host that asks the policy at every
+lifecycle event and carries out what it decides on a real Pi session.
+
+It prints a timeline, one line per host event: the turn, the window, the
+event, the context tokens and what remains of the window, the policy's derived
+values that changed, the rules that fired, the effects, and the session
+entries appended.
+
+With no arguments it runs the built-in scenario on wipe_memory: a budget
+reminder, the close-out warning, the agent's wipe_memory call, and a reset
+that continues in a fresh window.
+
+--policy is a built-in name or a policy file; without it the scenario's
+policy is used, else RESETPOLICY_POLICY, else wipe_memory. --set overrides a
+param after the scenario's own overrides. --out writes the session as Pi JSONL.`,
+		Example: `  resetpolicy simulate
+  resetpolicy simulate --set warning_runway=20000
+  resetpolicy simulate --policy autocompacter --scenario testdata/scenarios/autocompacter_force.scenario.hcl
+  resetpolicy simulate --out session.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := parseSet(sets)
+			if err != nil {
+				return err
+			}
+			var (
+				sc    *scenario.Scenario
+				diags hcl.Diagnostics
+			)
+			if scenarioFile == "" {
+				sc, diags = scenario.Default()
+			} else {
+				sc, diags = scenario.ParseFile(scenarioFile)
+			}
+			if diags.HasErrors() {
+				sources := map[string][]byte{}
+				if sc != nil {
+					sources[sc.File] = sc.Source
+				} else if scenarioFile == "" {
+					sources[scenario.DefaultName] = scenario.DefaultSource()
+				} else if b, err := readFileIfAny(scenarioFile); err == nil {
+					sources[scenarioFile] = b
+				}
+				fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(sources, diags))
+				return silent
+			}
+			name := ""
+			if f := cmd.Flags().Lookup("policy"); f.Changed {
+				name = f.Value.String()
+			} else if sc.Policy == "" {
+				name = v.GetString("policy")
+			}
+			p, pdiags := sim.LoadPolicy(sim.PolicyName(name, sc), sc, set)
+			if pdiags.HasErrors() {
+				fmt.Fprint(cmd.ErrOrStderr(), pdiags.Error())
+				return silent
+			}
+			res, runErr := sim.Run(p, sc, sim.Options{})
+			if err := sim.WriteTimeline(cmd.OutOrStdout(), res); err != nil {
+				return failure("%v", err)
+			}
+			if runErr != nil {
+				var se *sim.Error
+				if errors.As(runErr, &se) {
+					fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(map[string][]byte{sc.File: sc.Source}, hcl.Diagnostics{se.Diagnostic()}))
+					return silent
+				}
+				return failure("%v", runErr)
+			}
+			if out != "" {
+				if err := res.Session.WriteFile(out); err != nil {
+					return failure("--out: %v", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "session written to %s\n", out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: the scenario's policy, else RESETPOLICY_POLICY, else wipe_memory)")
+	cmd.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file (default: the built-in scenario)")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().StringVar(&out, "out", "", "write the simulated session to this file as Pi JSONL")
+	return cmd
+}
+
+func readFileIfAny(path string) ([]byte, error) { return os.ReadFile(path) }

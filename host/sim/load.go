@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/host/scenario"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+// Overrides turns a scenario header's `set` into param overrides whose
+// diagnostics point into the scenario file.
+func Overrides(sc *scenario.Scenario) []rules.Override {
+	if sc == nil {
+		return nil
+	}
+	out := make([]rules.Override, 0, len(sc.Set))
+	for _, p := range sc.Set {
+		r, nr := p.Range, p.NameRange
+		out = append(out, rules.Override{Name: p.Name, Value: p.Value, Origin: sc.File, Range: &r, NameRange: &nr})
+	}
+	return out
+}
+
+// PolicyName is the policy a simulation runs: the one asked for, else the
+// scenario's, else the built-in default.
+func PolicyName(asked string, sc *scenario.Scenario) string {
+	switch {
+	case asked != "":
+		return asked
+	case sc != nil && sc.Policy != "":
+		return sc.Policy
+	}
+	return policies.Default
+}
+
+// LoadPolicy loads a built-in by name or a policy file by path, with the
+// scenario's overrides and then set (NAME=VALUE text, as --set gives it;
+// later overrides win). It reads the policy file it is given and nothing
+// else.
+func LoadPolicy(name string, sc *scenario.Scenario, set map[string]string) (*rules.Policy, rules.Diagnostics) {
+	opts := []rules.Option{rules.WithOverrides(Overrides(sc)...), rules.WithSet(set, "--set")}
+	var (
+		p     *rules.Policy
+		diags rules.Diagnostics
+	)
+	if _, ok := policies.Source(name); ok || !strings.ContainsAny(name, `/\.`) {
+		p, diags = policies.Load(name, nil, opts...)
+	} else {
+		p, diags = rules.LoadFile(name, append([]rules.Option{rules.WithBuiltins(policies.Source)}, opts...)...)
+	}
+	if sc != nil && diags.HasErrors() {
+		if diags.Sources == nil {
+			diags.Sources = map[string][]byte{}
+		}
+		diags.Sources[sc.File] = sc.Source
+	}
+	return p, diags
+}

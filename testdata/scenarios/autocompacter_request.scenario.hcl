@@ -1,0 +1,52 @@
+# Seed 002, "Checkpoint lifecycle": "1. The agent calls self-compact, or the
+# user runs /autocompacter. 2. The extension stores one request. A second
+# request does not replace it. 3. Pi finishes the current assistant turn and
+# its tool calls. 4. The extension summarizes the complete context preview.
+# This preview includes the turn's tool results. 5. The extension adds a
+# self-retaining Pi compaction entry. 6. A requested checkpoint starts the
+# next model turn. The agent resumes from the summary."
+
+scenario "Request, checkpoint, resume" {
+  policy = "autocompacter"
+}
+
+user "Implement the retry middleware." {}
+
+assistant {
+  text   = "Middleware written."
+  tokens = 60000
+  call "edit" {
+    args   = { path = "http/retry.go" }
+    result = "Applied 1 edit."
+  }
+}
+
+# Two requests in one answer: the second does not replace the first.
+assistant {
+  text   = "A good point to checkpoint."
+  tokens = 61000
+  call "self-compact" {}
+  call "self-compact" {}
+}
+
+assistant {
+  text   = "Resuming from the summary: adding tests."
+  tokens = 6000
+  call "edit" {
+    args   = { path = "http/retry_test.go" }
+    result = "Applied 1 edit."
+  }
+}
+
+assistant {
+  text   = "Tests added."
+  tokens = 7000
+}
+
+# The user's /autocompacter while idle checkpoints at once and resumes.
+command "/autocompacter" {}
+
+assistant {
+  text   = "Resumed from the checkpoint."
+  tokens = 2500
+}
