@@ -79,8 +79,12 @@ derived "remaining" {
 }
 
 # "once per window at reserve+12288 tokens remaining"
+derived "warning_at" {
+  value = "event.reserve + param.warning_runway"
+}
+
 derived "warning_due" {
-  value = "remaining <= event.reserve + param.warning_runway"
+  value = "remaining <= warning_at"
 }
 
 # ---------------------------------------------------------------- surface

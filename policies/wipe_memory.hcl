@@ -109,20 +109,32 @@ derived "remaining" {
 
 # "The early reminder is staged once per window when remaining budget reaches
 # reserve + reminderMarginTokens."
+derived "reminder_at" {
+  value = "event.reserve + param.reminder_margin"
+}
+
 derived "reminder_due" {
-  value = "remaining <= event.reserve + param.reminder_margin"
+  value = "remaining <= reminder_at"
 }
 
 # "The final close-out warning is staged/attached at reserve +
 # WARNING_RUNWAY_TOKENS, only when automatic compaction is enabled."
+derived "warning_at" {
+  value = "event.reserve + param.warning_runway"
+}
+
 derived "warning_due" {
-  value = "event.auto_compaction && remaining <= event.reserve + param.warning_runway"
+  value = "event.auto_compaction && remaining <= warning_at"
 }
 
 # "if automatic resets are enabled and completed-turn usage reaches Pi's
 # reserve, commit a boundary at turn_end."
+derived "hard_reserve_at" {
+  value = "event.reserve + param.reserve_margin"
+}
+
 derived "hard_reserve" {
-  value = "event.auto_reset && remaining <= event.reserve + param.reserve_margin"
+  value = "event.auto_reset && remaining <= hard_reserve_at"
 }
 
 # ---------------------------------------------------------------- surface
