@@ -1,10 +1,5 @@
 package engine
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // Decision is what one event decided.
 type Decision struct {
 	Event   string
@@ -35,27 +30,6 @@ func (e Effect) Arg(name string) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// MarshalJSON writes {"effect": NAME, ARG: VALUE, …} in argument order.
-func (e Effect) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"effect":`)
-	n, _ := json.Marshal(e.Name)
-	b.Write(n)
-	for _, a := range e.Args {
-		b.WriteByte(',')
-		k, _ := json.Marshal(a.Name)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(a.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 // Consideration explains one rule for one event.

@@ -33,13 +33,22 @@ func (e Event) Fact(name string) (any, bool) {
 	if e.def == nil {
 		return nil, false
 	}
-	for i, f := range e.def.AllFacts() {
+	for i, f := range allFacts[e.kind] {
 		if f.Name == name {
 			return e.facts[i].Interface(rules.LangType(f.Type)), true
 		}
 	}
 	return nil, false
 }
+
+// allFacts holds each event's facts, common ones first, by event kind.
+var allFacts = func() [][]contract.Fact {
+	out := make([][]contract.Fact, len(contract.Events))
+	for i := range contract.Events {
+		out[i] = contract.Events[i].AllFacts()
+	}
+	return out
+}()
 
 var kinds = func() map[string]int {
 	m := map[string]int{}
@@ -84,33 +93,37 @@ func NewEvent(m map[string]any) (Event, error) {
 		return Event{}, fmt.Errorf("unknown event %q (events: %s)", name, strings.Join(contract.EventNames(), ", "))
 	}
 	def := &contract.Events[kind]
-	all := def.AllFacts()
+	all := allFacts[kind]
 	facts := make([]lang.Value, len(all))
+	known := 1 // "event"
+	// Facts in contract order, so the first problem reported is always the
+	// same one.
 	for i, f := range all {
-		facts[i] = defaultValue(f)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if k == "event" {
+		x, ok := m[f.Name]
+		if !ok {
+			facts[i] = defaultValue(f)
 			continue
 		}
-		i := slices.IndexFunc(all, func(f contract.Fact) bool { return f.Name == k })
-		if i < 0 {
-			names := make([]string, len(all))
-			for j, f := range all {
-				names[j] = f.Name
-			}
-			return Event{}, fmt.Errorf("event %s has no fact %q (facts: %s)", name, k, strings.Join(names, ", "))
-		}
-		v, err := factValue(all[i], m[k])
+		known++
+		v, err := factValue(f, x)
 		if err != nil {
-			return Event{}, fmt.Errorf("event %s: fact %q %v", name, k, err)
+			return Event{}, fmt.Errorf("event %s: fact %q %v", name, f.Name, err)
 		}
 		facts[i] = v
+	}
+	if known != len(m) {
+		var unknown []string
+		for k := range m {
+			if k != "event" && !slices.ContainsFunc(all, func(f contract.Fact) bool { return f.Name == k }) {
+				unknown = append(unknown, k)
+			}
+		}
+		slices.Sort(unknown)
+		names := make([]string, len(all))
+		for j, f := range all {
+			names[j] = f.Name
+		}
+		return Event{}, fmt.Errorf("event %s has no fact %q (facts: %s)", name, unknown[0], strings.Join(names, ", "))
 	}
 	return Event{def: def, kind: kind, facts: facts}, nil
 }

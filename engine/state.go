@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -22,35 +21,6 @@ func (s *Session) State() map[string]any {
 		out[sl.Name] = s.state[sl.Index].Interface(sl.Type)
 	}
 	return out
-}
-
-// AppendStateJSON appends the state as a JSON object, slots in declaration
-// order.
-func (s *Session) AppendStateJSON(b []byte) []byte {
-	b = append(b, '{')
-	for i, sl := range s.eng.policy.Slots {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		q, _ := json.Marshal(sl.Name)
-		b = append(b, q...)
-		b = append(b, ':')
-		v := s.state[sl.Index]
-		switch sl.Type {
-		case lang.Bool:
-			b = strconv.AppendBool(b, v.Bool)
-		case lang.Int, lang.Float:
-			b = append(b, lang.FormatNum(v.Num)...)
-		default:
-			str := v.Str
-			if sl.IsEnum() {
-				str = sl.Enum[int(v.Num)]
-			}
-			q, _ := json.Marshal(str)
-			b = append(b, q...)
-		}
-	}
-	return append(b, '}')
 }
 
 // Snapshot returns the state as JSON.

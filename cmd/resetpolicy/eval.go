@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -90,10 +89,7 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 					w.Flush()
 					return failure("stdin:%d: %v", n, err)
 				}
-				buf, err = appendDecision(buf[:0], d, s)
-				if err != nil {
-					return failure("stdin:%d: %v", n, err)
-				}
+				buf = appendDecision(buf[:0], d, s)
 				w.Write(buf)
 			}
 			if err := sc.Err(); err != nil {
@@ -121,41 +117,10 @@ func trimSpace(b []byte) []byte {
 }
 
 // appendDecision writes the eval contract's line for one decision.
-func appendDecision(b []byte, d engine.Decision, s *engine.Session) ([]byte, error) {
+func appendDecision(b []byte, d engine.Decision, s *engine.Session) []byte {
 	b = append(b, `{"event":`...)
-	b = appendJSONString(b, d.Event)
-	b = append(b, `,"rules":[`...)
-	for i, r := range d.Rules {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, r)
-	}
-	b = append(b, `],"effects":[`...)
-	for i, e := range d.Effects {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		j, err := e.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, j...)
-	}
-	b = append(b, `],"state":`...)
-	b = s.AppendStateJSON(b)
-	if d.Explain != nil {
-		j, err := json.Marshal(d.Explain)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, `,"explain":`...)
-		b = append(b, j...)
-	}
-	return append(b, "}\n"...), nil
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
+	b = engine.AppendJSONString(b, d.Event)
+	b = append(b, ',')
+	b = d.AppendJSON(b, s)
+	return append(b, "}\n"...)
 }

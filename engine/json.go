@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// The JSON forms of decisions — the eval contract's lines, the stdio
+// server's results, the decision log — are written here once, without
+// reflection or allocation.
+
+// AppendJSON appends the decision's members of the eval contract and the
+// stdio protocol, without braces: "rules":[…],"effects":[…],"state":{…},
+// and "explain":[…] when the decision has an explanation.
+func (d Decision) AppendJSON(b []byte, s *Session) []byte {
+	b = append(b, `"rules":`...)
+	b = AppendStringsJSON(b, d.Rules)
+	b = append(b, `,"effects":`...)
+	b = AppendEffectsJSON(b, d.Effects)
+	b = append(b, `,"state":`...)
+	b = s.AppendStateJSON(b)
+	if d.Explain != nil {
+		j, _ := json.Marshal(d.Explain) // plain strings and bools: cannot fail
+		b = append(b, `,"explain":`...)
+		b = append(b, j...)
+	}
+	return b
+}
+
+// AppendStringsJSON appends a JSON array of strings ([] when empty).
+func AppendStringsJSON(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// AppendEffectsJSON appends a JSON array of effects ([] when empty).
+func AppendEffectsJSON(b []byte, effs []Effect) []byte {
+	b = append(b, '[')
+	for i, e := range effs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = e.AppendJSON(b)
+	}
+	return append(b, ']')
+}
+
+// AppendJSON appends {"effect": NAME, ARG: VALUE, …} in argument order.
+func (e Effect) AppendJSON(b []byte) []byte {
+	b = append(b, `{"effect":`...)
+	b = AppendJSONString(b, e.Name)
+	for _, a := range e.Args {
+		b = append(b, ',')
+		b = AppendJSONString(b, a.Name)
+		b = append(b, ':')
+		b = appendJSONValue(b, a.Value)
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (e Effect) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
+
+func appendJSONValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case bool:
+		return strconv.AppendBool(b, x)
+	case float64:
+		return appendJSONNumber(b, x)
+	case string:
+		return AppendJSONString(b, x)
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+// appendJSONNumber writes integers without a fraction, as the policy shows
+// them; JSON has no infinities, so those (a division by a tiny number) are
+// written as the largest finite numbers.
+func appendJSONNumber(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "null"...)
+	case math.IsInf(f, 1):
+		f = math.MaxFloat64
+	case math.IsInf(f, -1):
+		f = -math.MaxFloat64
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+// AppendJSONString appends s as a JSON string, escaping as encoding/json
+// does (quotes, backslashes, control characters, <, >, &, U+2028/9) and
+// replacing invalid UTF-8 with U+FFFD.
+func AppendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c == '\b':
+				b = append(b, '\\', 'b')
+			case c == '\f':
+				b = append(b, '\\', 'f')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// AppendStateJSON appends the state as a JSON object, slots in declaration
+// order.
+func (s *Session) AppendStateJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, sl := range s.eng.policy.Slots {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, sl.Name)
+		b = append(b, ':')
+		v := s.state[sl.Index]
+		switch {
+		case sl.IsEnum():
+			b = AppendJSONString(b, sl.Enum[int(v.Num)])
+		case sl.Type == lang.Bool:
+			b = strconv.AppendBool(b, v.Bool)
+		case sl.Type.Numeric():
+			b = appendJSONNumber(b, v.Num)
+		default:
+			b = AppendJSONString(b, v.Str)
+		}
+	}
+	return append(b, '}')
+}
