@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/resetpolicy/resetpolicy/host/rpc"
+	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+func init() { extraCommands = append(extraCommands, newConfigCmd) }
+
+func newConfigCmd(v *viper.Viper) *cobra.Command {
+	var (
+		project   string
+		untrusted bool
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "config [--project DIR] [--untrusted] [--json]",
+		Short: "Print the effective settings and where each value comes from",
+		Long: `config prints the effective settings (policy, decision_log and param
+overrides), each with its source, then the params in force of the policy they
+name, each with its value and origin.
+
+Precedence, lowest first; a later source wins key by key, param by param:
+
+  1. built-in defaults          policy wipe_memory, no overrides, no decision log
+  2. user config file           $XDG_CONFIG_HOME/resetpolicy/config.yaml
+                                (or RESETPOLICY_CONFIG, or --config)
+  3. project, when trusted      .pi/resetpolicy.hcl (becomes the policy),
+                                then .pi/resetpolicy.yaml
+  4. environment                RESETPOLICY_POLICY, RESETPOLICY_DECISION_LOG,
+                                RESETPOLICY_PARAM_<NAME>
+  5. flags                      --policy, --set NAME=VALUE, --decision-log
+
+A config file is YAML with the keys policy, params and decision_log:
+
+  policy: wipe_memory
+  params:
+    warning_runway: 8192
+  decision_log: ~/.local/state/resetpolicy/decisions.jsonl
+
+The project is the current directory unless --project names one; it is read
+as trusted unless --untrusted shows what an untrusted session gets.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if project == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return failure("%v", err)
+				}
+				project = wd
+			}
+			s, err := settings.Load(settings.Options{ProjectDir: project, Trusted: !untrusted, Flags: cmd.Flags()})
+			if err != nil {
+				return failure("%v", err)
+			}
+			p, diags := s.LoadPolicy()
+			out := cmd.OutOrStdout()
+			if asJSON {
+				doc := map[string]any{"settings": s.Entries(), "files": s.Files}
+				if p != nil {
+					doc["policy"] = p.Name
+					doc["params"] = rpc.ParamsInForce(p)
+				}
+				if diags.HasErrors() {
+					doc["error"] = strings.TrimRight(diags.Error(), "\n")
+				}
+				b, err := json.MarshalIndent(doc, "", "  ")
+				if err != nil {
+					return failure("%v", err)
+				}
+				fmt.Fprintf(out, "%s\n", b)
+				if diags.HasErrors() {
+					return silent
+				}
+				return nil
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			for _, e := range s.Entries() {
+				val := e.Value
+				if val == "" {
+					val = "(none)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, val, e.Origin)
+			}
+			tw.Flush()
+			if diags.HasErrors() {
+				fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
+				return silent
+			}
+			fmt.Fprintf(out, "\nparams in force (policy %s):\n", p.Name)
+			tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			for _, prm := range rpc.ParamsInForce(p) {
+				val, _ := json.Marshal(prm.Value)
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", prm.Name, val, prm.Origin)
+			}
+			tw.Flush()
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&project, "project", "", "project directory (default: the current directory)")
+	cmd.Flags().BoolVar(&untrusted, "untrusted", false, "do not read the project's files, as for an untrusted project")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	settings.AddFlags(cmd.Flags())
+	return cmd
+}

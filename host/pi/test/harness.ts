@@ -1,0 +1,293 @@
+// A Pi 1.6 agent session driven by pi-ai's faux provider, with the
+// resetpolicy extension loaded from src/ and the engine binary from
+// RESETPOLICY_BIN. No network: the model runtime does not refresh and the
+// only provider is the faux one.
+
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+	fauxProvider,
+	type FauxProviderHandle,
+	type FauxResponseStep,
+	type TranscriptContext,
+} from "@earendil-works/pi-ai";
+import {
+	type AgentSession,
+	createAgentSession,
+	DefaultResourceLoader,
+	type ExtensionUIContext,
+	ModelRuntime,
+	type SessionEntry,
+	SessionManager,
+	SettingsManager,
+} from "@earendil-works/pi-coding-agent";
+
+const here = dirname(fileURLToPath(import.meta.url));
+// The package directory: Pi reads its package.json "pi" manifest, as `pi -e ./host/pi` does.
+export const extensionPath = resolve(here, "..");
+
+if (process.env.RESETPOLICY_BIN === undefined || process.env.RESETPOLICY_BIN === "") {
+	throw new Error("RESETPOLICY_BIN must name the resetpolicy binary (the Go test that runs this suite builds it)");
+}
+// No user config of the machine running the tests.
+process.env.XDG_CONFIG_HOME = mkdtempSync(join(tmpdir(), "resetpolicy-xdg-"));
+delete process.env.RESETPOLICY_POLICY;
+delete process.env.RESETPOLICY_CONFIG;
+delete process.env.RESETPOLICY_DECISION_LOG;
+
+export interface Notice {
+	level: string;
+	text: string;
+}
+
+export interface PiOptions {
+	/** Files to write below the project directory, e.g. {".pi/resetpolicy.yaml": "policy: new_context\n"}. */
+	project?: Record<string, string>;
+	trusted?: boolean;
+	contextWindow?: number;
+	compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
+	/** An existing session file to open instead of a new session. */
+	sessionFile?: string;
+	/** Reuse a directory (for reopening a session). */
+	dir?: string;
+	/** Have the engine write a decision log (see Pi.decisions). */
+	decisionLog?: boolean;
+}
+
+export interface LoggedDecision {
+	session: string;
+	policy: string;
+	event: Record<string, unknown> & { event: string };
+	rules: string[];
+	effects: { effect: string; [arg: string]: unknown }[];
+}
+
+export interface Pi {
+	session: AgentSession;
+	faux: FauxProviderHandle;
+	notices: Notice[];
+	statuses: (string | undefined)[];
+	/** The contexts the provider was asked with, in order. */
+	requests: TranscriptContext[];
+	dir: string;
+	cwd: string;
+	sessionDir: string;
+	/** Queues scripted model responses; each records the request it answers. */
+	respond(...steps: FauxResponseStep[]): void;
+	/** The engine's decision log, when PiOptions.decisionLog was set. */
+	decisions(): LoggedDecision[];
+	/** Every entry Pi persisted, read back from the session file. */
+	persisted(): SessionEntry[];
+	sessionFile(): string;
+	dispose(): Promise<void>;
+}
+
+export async function startPi(opts: PiOptions = {}): Promise<Pi> {
+	const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "resetpolicy-pi-"));
+	const cwd = join(dir, "project");
+	const agentDir = join(dir, "agent");
+	const sessionDir = join(dir, "sessions");
+	for (const d of [cwd, agentDir, sessionDir]) mkdirSync(d, { recursive: true });
+	for (const [name, text] of Object.entries(opts.project ?? {})) {
+		mkdirSync(dirname(join(cwd, name)), { recursive: true });
+		writeFileSync(join(cwd, name), text);
+	}
+
+	const faux = fauxProvider({
+		models: [{ id: "faux-1", contextWindow: opts.contextWindow ?? 1_000_000, maxTokens: 4096 }],
+	});
+	const modelRuntime = await ModelRuntime.create({
+		authPath: join(agentDir, "auth.json"),
+		modelsPath: null,
+		refreshOnCreate: false,
+	});
+	modelRuntime.registerNativeProvider(faux.provider);
+
+	const settingsManager = SettingsManager.inMemory(
+		{
+			compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1, ...opts.compaction },
+			retry: { enabled: false },
+		},
+		{ projectTrusted: opts.trusted ?? true },
+	);
+	const resourceLoader = new DefaultResourceLoader({
+		cwd,
+		agentDir,
+		settingsManager,
+		additionalExtensionPaths: [extensionPath],
+		noSkills: true,
+		noPromptTemplates: true,
+		noThemes: true,
+		noContextFiles: true,
+		systemPrompt: "You are a test agent.",
+	});
+	await resourceLoader.reload();
+	const sessionManager =
+		opts.sessionFile !== undefined ? SessionManager.open(opts.sessionFile, sessionDir) : SessionManager.create(cwd, sessionDir);
+
+	const { session } = await createAgentSession({
+		cwd,
+		agentDir,
+		model: faux.getModel(),
+		thinkingLevel: "off",
+		modelRuntime,
+		resourceLoader,
+		sessionManager,
+		settingsManager,
+		noTools: "builtin",
+	});
+	const notices: Notice[] = [];
+	const statuses: (string | undefined)[] = [];
+	const ui = {
+		notify: (text: string, level?: string) => notices.push({ level: level ?? "info", text }),
+		setStatus: (_key: string, text: string | undefined) => statuses.push(text),
+		select: async () => undefined,
+		confirm: async () => false,
+		input: async () => undefined,
+		editor: async () => undefined,
+		custom: async () => undefined,
+	};
+	const uiContext = new Proxy(ui, {
+		get: (target, prop) => (prop in target ? target[prop as keyof typeof target] : () => undefined),
+	}) as unknown as ExtensionUIContext;
+	const logFile = join(dir, `decisions-${Math.random().toString(36).slice(2)}.jsonl`);
+	const savedLog = process.env.RESETPOLICY_DECISION_LOG;
+	if (opts.decisionLog === true) process.env.RESETPOLICY_DECISION_LOG = logFile;
+	try {
+		await session.bindExtensions({ uiContext, mode: "rpc" });
+	} finally {
+		if (savedLog === undefined) delete process.env.RESETPOLICY_DECISION_LOG;
+		else process.env.RESETPOLICY_DECISION_LOG = savedLog;
+	}
+
+	const requests: TranscriptContext[] = [];
+	const respond = (...steps: FauxResponseStep[]) => {
+		faux.appendResponses(
+			steps.map((step) => (context: TranscriptContext, options, state, model) => {
+				requests.push(structuredClone(context));
+				return typeof step === "function" ? step(context, options, state, model) : step;
+			}),
+		);
+	};
+	const sessionFile = () => {
+		const f = session.sessionFile;
+		if (f === undefined) throw new Error("the session has no file");
+		return f;
+	};
+	return {
+		session,
+		faux,
+		notices,
+		statuses,
+		requests,
+		dir,
+		cwd,
+		sessionDir,
+		respond,
+		sessionFile,
+		decisions: () =>
+			(existsSync(logFile) ? readFileSync(logFile, "utf8") : "")
+				.split("\n")
+				.filter((l) => l.trim() !== "")
+				.map((l) => JSON.parse(l) as LoggedDecision),
+		persisted: () =>
+			(existsSync(sessionFile()) ? readFileSync(sessionFile(), "utf8") : "")
+				.split("\n")
+				.filter((l) => l.trim() !== "")
+				.map((l) => JSON.parse(l) as SessionEntry | { type: "session" })
+				.filter((e): e is SessionEntry => e.type !== "session"),
+		dispose: async () => {
+			await session.abort();
+			// As Pi does when it quits: the extension stops its engine.
+			await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+			session.dispose();
+			// Give the engine a moment to see EOF before the directory goes.
+			await new Promise((r) => setTimeout(r, 20));
+			if (opts.dir === undefined && process.env.RESETPOLICY_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
+
+/** A short label per entry: type, role or custom type. Handy in assertions. */
+export function labels(entries: SessionEntry[]): string[] {
+	return entries.map((e) => {
+		switch (e.type) {
+			case "message": {
+				const m = e.message as { role: string; customType?: string; content?: unknown };
+				if (m.role === "assistant") {
+					const blocks = (m.content as { type: string; name?: string; text?: string }[]) ?? [];
+					const call = blocks.find((b) => b.type === "toolCall");
+					return call !== undefined ? `assistant:call:${call.name}` : `assistant:${blocks.map((b) => b.text ?? "").join("")}`;
+				}
+				if (m.role === "toolResult") return `toolResult:${(e.message as { toolName: string }).toolName}`;
+				if (m.role === "user") {
+					const c = m.content;
+					const text = typeof c === "string" ? c : (c as { text?: string }[]).map((b) => b.text ?? "").join("");
+					return `user:${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
+				}
+				return m.role;
+			}
+			case "custom":
+				return `custom:${e.customType}`;
+			case "custom_message":
+				return `custom_message:${e.customType}`;
+			case "compaction":
+				return e.summary === "" ? "compaction:reset" : "compaction:summary";
+			default:
+				return e.type;
+		}
+	});
+}
+
+/** The text of every message of a provider request, one string per message. */
+export function requestTexts(ctx: TranscriptContext): string[] {
+	return ctx.messages.map((m) => {
+		const c = (m as { content?: unknown }).content;
+		if (typeof c === "string") return `${m.role}:${c}`;
+		if (Array.isArray(c)) return `${m.role}:${c.map((b: { text?: string; name?: string }) => b.text ?? b.name ?? "").join("")}`;
+		return m.role;
+	});
+}
+
+export async function settle(pi: Pi): Promise<void> {
+	await pi.session.waitForIdle();
+	// agent_settled handlers and their deferred work run after idle.
+	await new Promise((r) => setTimeout(r, 50));
+	await pi.session.waitForIdle();
+}
+
+/** Asserts that want occurs in got in this order, each item right after the previous one. */
+export function contiguous(got: string[], want: string[]): boolean {
+	for (let i = 0; i + want.length <= got.length; i++) {
+		if (want.every((w, j) => got[i + j] === w)) return true;
+	}
+	return false;
+}
+
+/** The ordered retain-none boundary (seed 000, "A new boundary is ordered as"). */
+export const BOUNDARY = [
+	"compaction:reset",
+	"custom:resetpolicy/reset-marker",
+	"custom_message:resetpolicy/boot",
+	"custom_message:resetpolicy/continuation",
+];
+
+/** The engine processes this test process started (children named resetpolicy). */
+export function enginePids(): number[] {
+	const out: number[] = [];
+	for (const name of readdirSync("/proc")) {
+		if (!/^\d+$/.test(name)) continue;
+		try {
+			const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+			const close = stat.lastIndexOf(")");
+			const comm = stat.slice(stat.indexOf("(") + 1, close);
+			const fields = stat.slice(close + 2).split(" ");
+			if (comm === "resetpolicy" && Number(fields[1]) === process.pid && fields[0] !== "Z") out.push(Number(name));
+		} catch {
+			// gone meanwhile
+		}
+	}
+	return out;
+}

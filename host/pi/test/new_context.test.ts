@@ -1,0 +1,85 @@
+// new_context in Pi's real agent loop: seed 001's scripted SDK tests.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
+import { contiguous, labels, requestTexts, settle, startPi } from "./harness.ts";
+
+const PROJECT = { ".pi/resetpolicy.yaml": "policy: new_context\n" };
+const PAD = "lorem ipsum dolor sit amet ".repeat(340); // about 2300 tokens
+
+test("seed 001 explicit success: new_context compacts at settle through one attempt, then continues in the fresh window", async () => {
+	const pi = await startPi({ project: PROJECT });
+	try {
+		pi.respond(fauxAssistantMessage(fauxToolCall("new_context", {})), fauxAssistantMessage("fresh start"));
+		await pi.session.prompt("do the task");
+		await settle(pi);
+		await settle(pi);
+		const entries = pi.persisted();
+		const got = labels(entries);
+		assert.ok(
+			contiguous(got, [
+				"assistant:call:new_context",
+				"toolResult:new_context",
+				"compaction:reset",
+				"custom_message:resetpolicy/continuation",
+				"assistant:fresh start",
+			]),
+			got.join(", "),
+		);
+		const reset = entries.find((e) => e.type === "compaction");
+		assert.ok(reset !== undefined && reset.type === "compaction");
+		assert.equal(reset.firstKeptEntryId, reset.id, "retain-none: the compaction keeps only itself");
+		assert.match(JSON.stringify(reset.details), /"windowId":"w-/);
+		assert.equal(pi.requests.length, 2, "the reset itself takes no model turn");
+		const fresh = requestTexts(pi.requests[1]!);
+		assert.ok(!fresh.some((t) => t.includes("do the task")), fresh.join(" | "));
+		const result = entries.find((e) => e.type === "message" && e.message.role === "toolResult");
+		assert.match(JSON.stringify(result), /New context requested/);
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("seed 001 instant automatic reset: threshold compaction is answered with the reset boundary, no model turn", async () => {
+	const pi = await startPi({ project: PROJECT, contextWindow: 10000, compaction: { reserveTokens: 8000 } });
+	try {
+		pi.respond(fauxAssistantMessage("read it"), fauxAssistantMessage("answer in the fresh window"));
+		await pi.session.prompt(PAD);
+		await settle(pi);
+		await pi.session.prompt("second question");
+		await settle(pi);
+		const got = labels(pi.persisted());
+		assert.ok(contiguous(got, ["compaction:reset", "user:second question", "assistant:answer in the fresh window"]), got.join(", "));
+		assert.equal(pi.requests.length, 2, "no model turn for the reset");
+		const second = requestTexts(pi.requests[1]!);
+		assert.ok(!second.some((t) => t.includes("lorem ipsum")), "the old window is gone from the request");
+		assert.ok(second.some((t) => t.includes("second question")));
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("seed 001 core compaction rejection: the attempt fails with a warning, history stays, the next prompt works", async () => {
+	// Pi's default keepRecentTokens leaves nothing to compact in a short session.
+	const pi = await startPi({ project: PROJECT, compaction: { keepRecentTokens: 20000 } });
+	try {
+		pi.respond(fauxAssistantMessage(fauxToolCall("new_context", {})));
+		await pi.session.prompt("do the task");
+		await settle(pi);
+		await settle(pi);
+		const warnings = pi.notices.filter((n) => n.text.startsWith("The new context could not be started"));
+		assert.equal(warnings.length, 1, JSON.stringify(pi.notices));
+		assert.equal(warnings[0]!.level, "warning");
+		pi.respond(fauxAssistantMessage("normal answer"));
+		await pi.session.prompt("next question");
+		await settle(pi);
+		const got = labels(pi.persisted());
+		assert.ok(!got.some((l) => l.startsWith("compaction")), got.join(", "));
+		assert.ok(contiguous(got, ["user:next question", "assistant:normal answer"]), got.join(", "));
+		assert.ok(got.includes("user:do the task"), "history retained");
+		assert.equal(pi.requests.length, 2, "no retry loop");
+	} finally {
+		await pi.dispose();
+	}
+});

@@ -1,0 +1,328 @@
+package rpc
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// loaded is a policy in force.
+type loaded struct {
+	pol  *rules.Policy
+	eng  *engine.Engine
+	set  *settings.Settings // nil for the plain built-in fallback
+	fp   string             // fingerprint: same policy text and params
+	desc PolicyInfo
+}
+
+// PolicyInfo names the policy in force.
+type PolicyInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Source is "builtin" or the policy file's path.
+	Source string `json:"source"`
+	// Origin is where the policy setting came from.
+	Origin string `json:"origin"`
+}
+
+// BoundaryTexts are the texts of a reset boundary's two messages.
+type BoundaryTexts struct {
+	Boot         string `json:"boot"`
+	Continuation string `json:"continuation"`
+}
+
+// Surface is what the host registers and shows.
+type Surface struct {
+	Tools    []Tool            `json:"tools"`
+	Commands []Command         `json:"commands"`
+	Messages map[string]string `json:"messages"`
+	Params   []Param           `json:"params"`
+}
+
+// Tool is a tool the host registers for the model.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  []ToolParameter `json:"parameters"`
+}
+
+// ToolParameter is one parameter of a tool (a JSON Schema type name).
+type ToolParameter struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description"`
+	Required    bool   `json:"required"`
+}
+
+// Command is a slash command the host registers.
+type Command struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Usage       string `json:"usage,omitempty"`
+}
+
+// Param is a param in force: its value, its default and where the value
+// came from.
+type Param struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Value       any    `json:"value"`
+	Default     any    `json:"default"`
+	Origin      string `json:"origin"`
+	Description string `json:"description"`
+}
+
+// Diagnostic is one load problem.
+type Diagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+}
+
+func newLoaded(p *rules.Policy, set *settings.Settings) *loaded {
+	l := &loaded{pol: p, eng: engine.New(p), set: set}
+	l.desc = PolicyInfo{Name: p.Name, Description: p.Description, Source: "builtin", Origin: "default"}
+	if set != nil {
+		if !settings.IsBuiltinName(set.Policy.Text) {
+			l.desc.Source = set.Policy.Text
+		}
+		l.desc.Origin = set.Policy.Origin.String()
+	}
+	h := sha256.New()
+	names := make([]string, 0, len(p.Sources))
+	for n := range p.Sources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(p.Sources[n]))
+		h.Write(p.Sources[n])
+	}
+	for _, prm := range p.Params {
+		v, _ := json.Marshal(ctyToJSON(prm.Value))
+		fmt.Fprintf(h, "%s=%s\x00", prm.Name, v)
+	}
+	l.fp = hex.EncodeToString(h.Sum(nil))
+	return l
+}
+
+// builtinDefault is the policy in force when nothing loads.
+func builtinDefault() (*loaded, error) {
+	p, diags := policies.Load(settings.DefaultPolicy, nil)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("built-in %s: %s", settings.DefaultPolicy, diags.Error())
+	}
+	return newLoaded(p, nil), nil
+}
+
+// ensure loads the default settings' policy when nothing was loaded yet.
+func (s *Server) ensure() *Error {
+	if s.cur != nil {
+		return nil
+	}
+	res := s.load("", false)
+	if s.cur == nil {
+		return errorf(CodeFailed, "no policy could be loaded: %s", res.Error)
+	}
+	return nil
+}
+
+// InitializeResult is initialize's result.
+type InitializeResult struct {
+	ProtocolVersion string     `json:"protocolVersion"`
+	ContractVersion string     `json:"contractVersion"`
+	Policy          PolicyInfo `json:"policy"`
+	Surface         Surface    `json:"surface"`
+	// Texts are the boundary's boot and continuation texts: the policy's
+	// messages of those names, or the defaults.
+	Texts       BoundaryTexts    `json:"texts"`
+	Settings    []settings.Entry `json:"settings"`
+	DecisionLog string           `json:"decisionLog,omitempty"`
+	// Fallback is set when the configured policy failed to load and the
+	// last good policy or the built-in default stays in force.
+	Fallback bool `json:"fallback,omitempty"`
+	// Error is one notice for the user when something failed to load.
+	Error       string       `json:"error,omitempty"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+	// SessionsReset is set when the policy changed and the sessions of
+	// the previous one were dropped.
+	SessionsReset bool `json:"sessionsReset,omitempty"`
+}
+
+// load resolves the settings for a project and loads their policy. On
+// failure the policy in force stays (or the built-in default comes in)
+// and the result says why.
+func (s *Server) load(projectDir string, trusted bool) InitializeResult {
+	res := InitializeResult{ProtocolVersion: ProtocolVersion, ContractVersion: contract.Version}
+	s.projectDir, s.trusted = projectDir, trusted
+	fail := func(what string, diags []Diagnostic) {
+		res.Fallback = true
+		res.Diagnostics = diags
+		if s.cur == nil {
+			l, err := builtinDefault()
+			if err != nil {
+				res.Error = what + "\n" + err.Error()
+				return
+			}
+			s.cur = l
+		}
+		keep := s.cur.desc.Name
+		if s.cur.desc.Source == "builtin" {
+			keep += " (built-in)"
+		}
+		res.Error = fmt.Sprintf("resetpolicy: %s; %s stays in force, nothing was reset.", what, keep)
+		s.logf("%s", res.Error)
+	}
+
+	set, err := s.opts.Settings(projectDir, trusted)
+	if err != nil {
+		fail(fmt.Sprintf("settings failed to load: %v", err), []Diagnostic{{Severity: "error", Summary: "Settings failed to load", Detail: err.Error()}})
+	} else {
+		res.Settings = set.Entries()
+		p, diags := set.LoadPolicy()
+		if diags.HasErrors() {
+			text := strings.TrimRight(diags.Error(), "\n")
+			fail(fmt.Sprintf("policy %s failed to load:\n%s", set.Policy.Text, text), toDiagnostics(diags.Diagnostics))
+		} else {
+			res.Diagnostics = toDiagnostics(diags.Diagnostics)
+			l := newLoaded(p, set)
+			if s.cur != nil && s.cur.fp != l.fp && len(s.sessions) > 0 {
+				s.sessions = map[string]*engine.Session{}
+				res.SessionsReset = true
+			}
+			s.cur = l
+		}
+		if err := s.openLog(set.DecisionLog.Text); err != nil {
+			s.logf("decision log: %v", err)
+			res.Diagnostics = append(res.Diagnostics, Diagnostic{Severity: "warning", Summary: "Decision log unavailable", Detail: err.Error()})
+			if res.Error == "" {
+				res.Error = "resetpolicy: decision log unavailable: " + err.Error()
+			}
+		}
+	}
+	if s.cur != nil {
+		res.Policy = s.cur.desc
+		res.Surface = surface(s.cur.pol)
+		res.Texts = BoundaryTexts{Boot: s.message("boot", DefaultBootText), Continuation: s.message("continuation", DefaultContinuationText)}
+	}
+	if s.dlog != nil {
+		res.DecisionLog = s.dlog.path
+	}
+	return res
+}
+
+func toDiagnostics(ds hcl.Diagnostics) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range ds {
+		x := Diagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
+		if d.Severity == hcl.DiagWarning {
+			x.Severity = "warning"
+		}
+		if d.Subject != nil {
+			x.File, x.Line, x.Column = d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func surface(p *rules.Policy) Surface {
+	sf := Surface{Tools: []Tool{}, Commands: []Command{}, Messages: map[string]string{}, Params: []Param{}}
+	for _, t := range p.Tools {
+		tt := Tool{Name: t.Name, Description: strings.TrimRight(t.Description, "\n"), Parameters: []ToolParameter{}}
+		for _, prm := range t.Parameters {
+			tt.Parameters = append(tt.Parameters, ToolParameter{Name: prm.Name, Type: prm.Type, Description: prm.Description, Required: prm.Required})
+		}
+		sf.Tools = append(sf.Tools, tt)
+	}
+	for _, c := range p.Commands {
+		sf.Commands = append(sf.Commands, Command{Name: c.Name, Description: strings.TrimRight(c.Description, "\n"), Usage: c.Usage})
+	}
+	for _, m := range p.Messages {
+		sf.Messages[m.Name] = strings.TrimRight(m.Text, "\n")
+	}
+	sf.Params = ParamsInForce(p)
+	return sf
+}
+
+// ParamsInForce lists a policy's params with their values, defaults and
+// origins.
+func ParamsInForce(p *rules.Policy) []Param {
+	out := []Param{}
+	for _, prm := range p.Params {
+		typ := "unknown"
+		if prm.Type != cty.NilType {
+			typ = typeexpr.TypeString(prm.Type)
+		}
+		out = append(out, Param{
+			Name: prm.Name, Type: typ, Value: ctyToJSON(prm.Value), Default: ctyToJSON(prm.Default),
+			Origin: prm.Origin, Description: prm.Description,
+		})
+	}
+	return out
+}
+
+// ctyToJSON turns a param value into a JSON value.
+func ctyToJSON(v cty.Value) any {
+	if v == cty.NilVal || v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	t := v.Type()
+	switch {
+	case t == cty.String:
+		return v.AsString()
+	case t == cty.Bool:
+		return v.True()
+	case t == cty.Number:
+		bf := v.AsBigFloat()
+		if bf.IsInt() {
+			if i, acc := bf.Int64(); acc == big.Exact {
+				return i
+			}
+		}
+		f, _ := bf.Float64()
+		return f
+	case t.IsListType() || t.IsTupleType() || t.IsSetType():
+		out := []any{}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, ctyToJSON(e))
+		}
+		return out
+	case t.IsMapType() || t.IsObjectType():
+		out := map[string]any{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			out[k.AsString()] = ctyToJSON(e)
+		}
+		return out
+	}
+	return nil
+}
+
+// message returns a policy message's text, or def when the policy has
+// none of that name.
+func (s *Server) message(name, def string) string {
+	if s.cur != nil {
+		if m, ok := s.cur.pol.Message(name); ok {
+			return strings.TrimRight(m.Text, "\n")
+		}
+	}
+	return def
+}

@@ -1,0 +1,33 @@
+// Package settings resolves which policy a host runs and how it is tuned:
+// the policy (a built-in name or a policy file), param overrides and the
+// decision log path, each with the source it came from.
+//
+// # Precedence
+//
+// From lowest to highest, later layers win key by key (and, for params,
+// param by param):
+//
+//  1. built-in defaults: policy wipe_memory, no overrides, no decision log;
+//  2. the user config file, $XDG_CONFIG_HOME/resetpolicy/config.yaml
+//     (os.UserConfigDir), or the file named by RESETPOLICY_CONFIG or --config;
+//  3. the project, only when the host says it is trusted: the project
+//     policy file .pi/resetpolicy.hcl (it becomes the policy), then the
+//     project config file .pi/resetpolicy.yaml;
+//  4. the environment: RESETPOLICY_POLICY, RESETPOLICY_DECISION_LOG and
+//     RESETPOLICY_PARAM_<NAME> (RESETPOLICY_PARAM_WARNING_RUNWAY=8192);
+//  5. flags: --policy, --set NAME=VALUE, --decision-log.
+//
+// A config file is YAML:
+//
+//	policy: wipe_memory          # or a policy file, relative to this file
+//	params:
+//	  warning_runway: 8192
+//	decision_log: ~/.local/state/resetpolicy/decisions.jsonl
+//
+// # What it must not do
+//
+// It reads configuration and nothing else: it does not load or compile a
+// policy beyond calling package rules, decides nothing, and writes only
+// when asked to persist a param (SaveParam, ClearParam). The environment
+// and flags are passed in, so tests and the server control them.
+package settings

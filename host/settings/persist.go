@@ -1,0 +1,129 @@
+package settings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var paramName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// SaveParam persists a param value in the project config file
+// (.pi/resetpolicy.yaml below projectDir), creating it when needed. Other
+// keys, params and comments in the file are kept. value is YAML text (a
+// number, a string, a list such as [5000, 10000]).
+func SaveParam(projectDir, name, value string) (string, error) {
+	return editParams(projectDir, name, func(params *yaml.Node) error {
+		var v yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
+			v = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: value}}}
+		}
+		val := v.Content[0]
+		for i := 0; i+1 < len(params.Content); i += 2 {
+			if params.Content[i].Value == name {
+				params.Content[i+1] = val
+				return nil
+			}
+		}
+		params.Content = append(params.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, val)
+		return nil
+	})
+}
+
+// ClearParam removes a persisted param value from the project config
+// file, so the policy's value applies again. A missing file or param is
+// not an error.
+func ClearParam(projectDir, name string) (string, error) {
+	return editParams(projectDir, name, func(params *yaml.Node) error {
+		for i := 0; i+1 < len(params.Content); i += 2 {
+			if params.Content[i].Value == name {
+				params.Content = append(params.Content[:i], params.Content[i+2:]...)
+				return nil
+			}
+		}
+		return nil
+	})
+}
+
+func editParams(projectDir, name string, edit func(params *yaml.Node) error) (string, error) {
+	if projectDir == "" {
+		return "", errors.New("no project directory")
+	}
+	if !paramName.MatchString(name) {
+		return "", fmt.Errorf("%q is not a param name", name)
+	}
+	path := filepath.Join(projectDir, ProjectConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return path, fmt.Errorf("config %s: %w", path, err)
+	}
+	var doc yaml.Node
+	if len(bytes.TrimSpace(b)) > 0 {
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return path, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return path, fmt.Errorf("config %s: not a mapping of settings", path)
+	}
+	var params *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == KeyParams {
+			params = root.Content[i+1]
+		}
+	}
+	if params == nil {
+		params = &yaml.Node{Kind: yaml.MappingNode}
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: KeyParams}, params)
+	}
+	if params.Kind != yaml.MappingNode {
+		if params.Tag == "!!null" {
+			*params = yaml.Node{Kind: yaml.MappingNode}
+		} else {
+			return path, fmt.Errorf("config %s: %s is not a mapping", path, KeyParams)
+		}
+	}
+	if err := edit(params); err != nil {
+		return path, err
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return path, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := enc.Close(); err != nil {
+		return path, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return path, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".resetpolicy-*.yaml")
+	if err != nil {
+		return path, err
+	}
+	if _, err := tmp.Write(out.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return path, err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return path, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return path, err
+	}
+	return path, nil
+}

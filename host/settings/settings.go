@@ -1,0 +1,416 @@
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Setting keys, as written in config files.
+const (
+	KeyPolicy      = "policy"
+	KeyParams      = "params"
+	KeyDecisionLog = "decision_log"
+)
+
+// Names of files and variables.
+const (
+	EnvPrefix = "RESETPOLICY_"
+	// EnvConfig names a user config file to read instead of the default.
+	EnvConfig = EnvPrefix + "CONFIG"
+	// EnvParamPrefix starts a param override: RESETPOLICY_PARAM_WARNING_RUNWAY.
+	EnvParamPrefix = EnvPrefix + "PARAM_"
+	// UserConfigFile is the user config, below os.UserConfigDir.
+	UserConfigFile = "resetpolicy/config.yaml"
+	// ProjectConfigFile is the project config, below the project directory.
+	ProjectConfigFile = ".pi/resetpolicy.yaml"
+	// ProjectPolicyFile is the project policy, below the project directory.
+	ProjectPolicyFile = ".pi/resetpolicy.hcl"
+)
+
+// DefaultPolicy is the policy in force when nothing else is configured.
+const DefaultPolicy = policies.Default
+
+// Layer is where a setting came from, in precedence order.
+type Layer int
+
+const (
+	LayerDefault Layer = iota
+	LayerUser
+	LayerProjectPolicy
+	LayerProject
+	LayerEnv
+	LayerFlag
+)
+
+// Origin says where a value came from: the layer and the file, variable or
+// flag that gave it.
+type Origin struct {
+	Layer Layer
+	Where string
+}
+
+func (o Origin) String() string {
+	switch o.Layer {
+	case LayerUser:
+		return "user config " + o.Where
+	case LayerProjectPolicy:
+		return "project policy " + o.Where
+	case LayerProject:
+		return "project config " + o.Where
+	case LayerEnv:
+		return "env " + o.Where
+	case LayerFlag:
+		return "flag " + o.Where
+	}
+	return "default"
+}
+
+// Value is one setting's text and where it came from.
+type Value struct {
+	Text   string
+	Origin Origin
+}
+
+// Settings are the effective settings.
+type Settings struct {
+	// Policy is a built-in name or a policy file path.
+	Policy Value
+	// Params are param overrides as text, by param name.
+	Params map[string]Value
+	// DecisionLog is the decision log path; empty when there is none.
+	DecisionLog Value
+	// Files lists the config and policy files that were read, in order.
+	Files []string
+	// ProjectDir and Trusted are what the settings were loaded for.
+	ProjectDir string
+	Trusted    bool
+}
+
+// Options say what to load.
+type Options struct {
+	// ProjectDir is the project directory; empty means no project.
+	ProjectDir string
+	// Trusted allows the project's files to be read.
+	Trusted bool
+	// UserConfig is a user config file that must exist; empty means
+	// RESETPOLICY_CONFIG or, when that is unset, the default file if it
+	// exists.
+	UserConfig string
+	// Environ is the environment as KEY=VALUE; nil means os.Environ().
+	Environ []string
+	// Flags are the command's flags (see AddFlags); nil means none.
+	Flags *pflag.FlagSet
+	// UserConfigDir replaces os.UserConfigDir; Home replaces
+	// os.UserHomeDir for "~/" in paths.
+	UserConfigDir string
+	Home          string
+}
+
+// Flag names AddFlags defines.
+const (
+	FlagConfig      = "config"
+	FlagPolicy      = "policy"
+	FlagSet         = "set"
+	FlagDecisionLog = "decision-log"
+)
+
+// AddFlags defines the settings flags on fs.
+func AddFlags(fs *pflag.FlagSet) {
+	fs.String(FlagConfig, "", "user config file (default $XDG_CONFIG_HOME/"+UserConfigFile+")")
+	fs.String(FlagPolicy, "", "built-in policy name or policy file (default "+DefaultPolicy+")")
+	fs.StringArray(FlagSet, nil, "override a param, as PARAM=VALUE (repeatable)")
+	fs.String(FlagDecisionLog, "", "append one JSON line per decision to this file")
+}
+
+// IsBuiltinName reports whether a policy setting names a built-in rather
+// than a file.
+func IsBuiltinName(s string) bool { return s != "" && !strings.ContainsAny(s, `/\.`) }
+
+// Load resolves the effective settings. A config file that cannot be read
+// or holds an unknown key or a value of the wrong kind is an error naming
+// the file; nothing is half-applied.
+func Load(o Options) (*Settings, error) {
+	env := o.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	getenv := func(k string) (string, bool) {
+		for i := len(env) - 1; i >= 0; i-- {
+			if name, val, ok := strings.Cut(env[i], "="); ok && name == k {
+				return val, true
+			}
+		}
+		return "", false
+	}
+	home := o.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	s := &Settings{
+		Policy:     Value{Text: DefaultPolicy},
+		Params:     map[string]Value{},
+		ProjectDir: o.ProjectDir,
+		Trusted:    o.Trusted,
+	}
+
+	// 2. The user config file.
+	userFile, required := o.UserConfig, o.UserConfig != ""
+	if o.Flags != nil {
+		if f := o.Flags.Lookup(FlagConfig); f != nil && f.Changed {
+			userFile, required = f.Value.String(), true
+		}
+	}
+	if userFile == "" {
+		if p, ok := getenv(EnvConfig); ok && p != "" {
+			userFile, required = p, true
+		}
+	}
+	if userFile == "" {
+		dir := o.UserConfigDir
+		if dir == "" {
+			dir, _ = os.UserConfigDir()
+		}
+		if dir != "" {
+			userFile = filepath.Join(dir, UserConfigFile)
+		}
+	}
+	if userFile != "" {
+		userFile = expandHome(userFile, home)
+		if err := s.readConfig(userFile, LayerUser, required, home); err != nil {
+			return nil, err
+		}
+	}
+
+	// 3. The project, when trusted.
+	if o.ProjectDir != "" && o.Trusted {
+		pol := filepath.Join(o.ProjectDir, ProjectPolicyFile)
+		if info, err := os.Stat(pol); err == nil && !info.IsDir() {
+			s.Policy = Value{Text: pol, Origin: Origin{LayerProjectPolicy, pol}}
+			s.Files = append(s.Files, pol)
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("project policy: %w", err)
+		}
+		if err := s.readConfig(filepath.Join(o.ProjectDir, ProjectConfigFile), LayerProject, false, home); err != nil {
+			return nil, err
+		}
+	}
+
+	// 4. The environment.
+	if p, ok := getenv(EnvPrefix + "POLICY"); ok && p != "" {
+		s.Policy = Value{Text: resolvePolicy(p, "", home), Origin: Origin{LayerEnv, EnvPrefix + "POLICY"}}
+	}
+	if p, ok := getenv(EnvPrefix + "DECISION_LOG"); ok {
+		s.DecisionLog = Value{Text: expandHome(p, home), Origin: Origin{LayerEnv, EnvPrefix + "DECISION_LOG"}}
+	}
+	for _, kv := range env {
+		name, val, ok := strings.Cut(kv, "=")
+		if ok && strings.HasPrefix(name, EnvParamPrefix) && len(name) > len(EnvParamPrefix) {
+			s.Params[strings.ToLower(name[len(EnvParamPrefix):])] = Value{Text: val, Origin: Origin{LayerEnv, name}}
+		}
+	}
+
+	// 5. Flags.
+	if fl := o.Flags; fl != nil {
+		if f := fl.Lookup(FlagPolicy); f != nil && f.Changed {
+			s.Policy = Value{Text: resolvePolicy(f.Value.String(), "", home), Origin: Origin{LayerFlag, "--" + FlagPolicy}}
+		}
+		if f := fl.Lookup(FlagDecisionLog); f != nil && f.Changed {
+			s.DecisionLog = Value{Text: expandHome(f.Value.String(), home), Origin: Origin{LayerFlag, "--" + FlagDecisionLog}}
+		}
+		if f := fl.Lookup(FlagSet); f != nil && f.Changed {
+			pairs, err := fl.GetStringArray(FlagSet)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range pairs {
+				name, val, ok := strings.Cut(p, "=")
+				name = strings.TrimSpace(name)
+				if !ok || name == "" {
+					return nil, fmt.Errorf("--set %q: want PARAM=VALUE", p)
+				}
+				s.Params[name] = Value{Text: val, Origin: Origin{LayerFlag, "--set"}}
+			}
+		}
+	}
+	if s.Policy.Text == "" {
+		return nil, errors.New("policy: empty setting")
+	}
+	return s, nil
+}
+
+// readConfig merges one config file into s. A missing optional file is
+// skipped.
+func (s *Settings) readConfig(path string, layer Layer, required bool, home string) error {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !required {
+			return nil
+		}
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	v.SetConfigFile(path)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json", ".toml":
+	default:
+		v.SetConfigType("yaml")
+	}
+	if err := v.ReadInConfig(); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	all := v.AllSettings()
+	origin := Origin{layer, path}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		val := all[k]
+		switch k {
+		case KeyPolicy:
+			t, ok := val.(string)
+			if !ok || strings.TrimSpace(t) == "" {
+				return fmt.Errorf("config %s: %s must be a policy name or file", path, KeyPolicy)
+			}
+			s.Policy = Value{Text: resolvePolicy(t, filepath.Dir(path), home), Origin: origin}
+		case KeyDecisionLog:
+			t, ok := val.(string)
+			if !ok {
+				return fmt.Errorf("config %s: %s must be a file path", path, KeyDecisionLog)
+			}
+			if t != "" {
+				t = expandHome(t, home)
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(filepath.Dir(path), t)
+				}
+			}
+			s.DecisionLog = Value{Text: t, Origin: origin}
+		case KeyParams:
+			m, ok := val.(map[string]any)
+			if !ok {
+				return fmt.Errorf("config %s: %s must map param names to values", path, KeyParams)
+			}
+			names := make([]string, 0, len(m))
+			for n := range m {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				t, err := valueText(m[n])
+				if err != nil {
+					return fmt.Errorf("config %s: params.%s: %w", path, n, err)
+				}
+				s.Params[n] = Value{Text: t, Origin: origin}
+			}
+		default:
+			return fmt.Errorf("config %s: unknown key %q (known: %s, %s, %s)", path, k, KeyPolicy, KeyParams, KeyDecisionLog)
+		}
+	}
+	s.Files = append(s.Files, path)
+	return nil
+}
+
+// valueText turns a config value into the text a param override takes.
+func valueText(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case []any:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return "", err
+		}
+		return string(b), nil
+	case nil:
+		return "", errors.New("no value")
+	}
+	return "", fmt.Errorf("a %T cannot be a param value", v)
+}
+
+// resolvePolicy makes a policy file path absolute against dir (the config
+// file's directory), leaving built-in names alone.
+func resolvePolicy(p, dir, home string) string {
+	p = strings.TrimSpace(p)
+	if IsBuiltinName(p) {
+		return p
+	}
+	p = expandHome(p, home)
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	return p
+}
+
+func expandHome(p, home string) string {
+	if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		return filepath.Join(home, p[1:])
+	}
+	return p
+}
+
+// Overrides returns the param overrides in name order, each with its
+// origin, for rules.WithOverrides.
+func (s *Settings) Overrides() []rules.Override {
+	names := make([]string, 0, len(s.Params))
+	for n := range s.Params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]rules.Override, 0, len(names))
+	for _, n := range names {
+		v := s.Params[n]
+		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String()})
+	}
+	return out
+}
+
+// LoadPolicy loads the policy the settings name, with their overrides.
+func (s *Settings) LoadPolicy() (*rules.Policy, rules.Diagnostics) {
+	ov := rules.WithOverrides(s.Overrides()...)
+	if IsBuiltinName(s.Policy.Text) {
+		return policies.Load(s.Policy.Text, nil, ov)
+	}
+	return rules.LoadFile(s.Policy.Text, rules.WithBuiltins(policies.Source), ov)
+}
+
+// Entry is one effective setting for display.
+type Entry struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Origin string `json:"origin"`
+}
+
+// Entries lists the effective settings: policy, decision_log, then each
+// param override as params.NAME.
+func (s *Settings) Entries() []Entry {
+	out := []Entry{
+		{KeyPolicy, s.Policy.Text, s.Policy.Origin.String()},
+		{KeyDecisionLog, s.DecisionLog.Text, s.DecisionLog.Origin.String()},
+	}
+	for _, ov := range s.Overrides() {
+		out = append(out, Entry{KeyParams + "." + ov.Name, ov.Raw, ov.Origin})
+	}
+	return out
+}
