@@ -213,3 +213,15 @@ func TestSessionsAreIndependent(t *testing.T) {
 		t.Errorf("a decision in one session changed another: %v", b.State())
 	}
 }
+
+func TestDerivedEvaluatesWithoutDeciding(t *testing.T) {
+	s := load(t, semantics).NewSession()
+	before := string(s.Snapshot())
+	got := s.Derived(event(t, `{"event":"turn_end","tokens":150}`))
+	if want := []engine.DerivedValue{{Name: "over", Value: true}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("derived = %+v, want %+v", got, want)
+	}
+	if after := string(s.Snapshot()); after != before {
+		t.Errorf("Derived changed the state")
+	}
+}
