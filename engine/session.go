@@ -42,45 +42,14 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 	f := &s.frame
 	f.Event, f.State, f.Err = ev.facts, s.state, nil
 	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
+	var err error
 	if explain == nil {
-		if err := s.run(ev); err != nil {
-			return Decision{}, err
-		}
-		s.apply()
-		return Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}, nil
+		err = s.run(ev)
+	} else {
+		err = s.runExplained(ev, explain)
 	}
-	for _, g := range s.eng.plans[ev.kind] {
-		fired := ""
-		for _, r := range g.rules {
-			if fired != "" {
-				if explain != nil {
-					*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Reason: "not reached: " + fired + " fired first in group " + g.name})
-				}
-				continue
-			}
-			if !s.from(r) {
-				if explain != nil {
-					*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Reason: s.fromReason(r)})
-				}
-				continue
-			}
-			if w := r.c.When; w != nil && !w.B(f) {
-				if f.Err != nil {
-					return Decision{}, s.fail(ev, r, f.Err)
-				}
-				if explain != nil {
-					*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Reason: whenReason(w, f)})
-				}
-				continue
-			}
-			if err := s.fire(r); err != nil {
-				return Decision{}, s.fail(ev, r, err)
-			}
-			fired = r.name
-			if explain != nil {
-				*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Fired: true})
-			}
-		}
+	if err != nil {
+		return Decision{}, err
 	}
 	s.apply()
 	d := Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}
@@ -88,6 +57,43 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 		d.Explain = *explain
 	}
 	return d, nil
+}
+
+// runExplained decides as run does, without the state index, recording
+// for every rule of every group why it fired or did not.
+func (s *Session) runExplained(ev Event, explain *[]Consideration) error {
+	f := &s.frame
+	note := func(g *group, r *rule, fired bool, reason string) {
+		*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Fired: fired, Reason: reason})
+	}
+	plan := s.eng.plans[ev.kind]
+	for gi := range plan {
+		g := &plan[gi]
+		fired := ""
+		for _, r := range g.rules {
+			switch {
+			case fired != "":
+				note(g, r, false, "not reached: "+fired+" fired first in group "+g.name)
+				continue
+			case !s.from(r):
+				note(g, r, false, s.fromReason(r))
+				continue
+			}
+			if w := r.c.When; w != nil && !w.B(f) {
+				if f.Err != nil {
+					return s.fail(ev, r, f.Err)
+				}
+				note(g, r, false, whenReason(w, f))
+				continue
+			}
+			if err := s.fire(r); err != nil {
+				return s.fail(ev, r, err)
+			}
+			fired = r.name
+			note(g, r, true, "")
+		}
+	}
+	return nil
 }
 
 // run is the common path: per group, the rules the state index allows,
