@@ -15,12 +15,20 @@
 # The host reports the end of a checkpoint with `summary_done`; a checkpoint
 # is written by the host itself, so it raises no `before_compact` or
 # `compact_done` of its own (those come only from the host's native
-# compaction).
+# compaction). Every checkpoint is identified: the `checkpoint` effect carries
+# an `attempt` number, the host echoes it in `summary_done`, and only the
+# outstanding checkpoint's summary is taken (the host's summary is
+# asynchronous, so an older one can arrive late, after a session change and
+# a newer checkpoint).
 #
 # Slots:
 #   request         none | tool | command: the one stored checkpoint request
 #                   and who made it
 #   phase           idle | summarizing: a checkpoint is being written
+#   checkpoint_id   the number of the outstanding checkpoint (0: none)
+#   checkpoint_seq  the last checkpoint number handed out; it only grows, so a
+#                   summary_done of an older checkpoint never matches a newer
+#                   one
 #   resume          the checkpoint in flight wants the run to go on (it was
 #                   requested, or its turn had pending work)
 #   compacted       the session already ends in a compaction: nothing new was
@@ -151,6 +159,18 @@ slot "phase" {
   values      = ["idle", "summarizing"]
   initial     = "idle"
   description = "summarizing: a checkpoint was started and its summary_done has not arrived."
+}
+
+slot "checkpoint_id" {
+  type        = int
+  initial     = 0
+  description = "The identity of the outstanding checkpoint; 0 when there is none. A summary_done carrying another attempt is rejected."
+}
+
+slot "checkpoint_seq" {
+  type        = int
+  initial     = 0
+  description = "The last checkpoint number handed out. It is never reset, so every checkpoint of the session has its own number."
 }
 
 slot "resume" {
@@ -413,9 +433,14 @@ group "request" {
     on   = "command"
     when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
     to   = { phase = "summarizing", request = "none" }
-    set  = { resume = "true" }
+    set = {
+      resume         = "true"
+      checkpoint_seq = "state.checkpoint_seq + 1"
+      checkpoint_id  = "state.checkpoint_seq + 1"
+    }
     effect "checkpoint" {
       continue = true
+      attempt  = "state.checkpoint_seq + 1"
     }
     effect "reply" {
       text = "message.command_started"
@@ -481,9 +506,14 @@ group "checkpoint" {
     from = { request = ["tool", "command"], phase = "idle" }
     when = "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due"
     to   = { request = "none", phase = "summarizing" }
-    set  = { resume = "true" }
+    set = {
+      resume         = "true"
+      checkpoint_seq = "state.checkpoint_seq + 1"
+      checkpoint_id  = "state.checkpoint_seq + 1"
+    }
     effect "checkpoint" {
       continue = true
+      attempt  = "state.checkpoint_seq + 1"
     }
   }
 
@@ -500,9 +530,14 @@ group "checkpoint" {
     from = { phase = "idle" }
     when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force"
     to   = { phase = "summarizing" }
-    set  = { resume = "event.tool_results > 0 || event.queued" }
+    set = {
+      resume         = "event.tool_results > 0 || event.queued"
+      checkpoint_seq = "state.checkpoint_seq + 1"
+      checkpoint_id  = "state.checkpoint_seq + 1"
+    }
     effect "checkpoint" {
       continue = "event.tool_results > 0 || event.queued"
+      attempt  = "state.checkpoint_seq + 1"
     }
   }
 
@@ -539,6 +574,14 @@ group "checkpoint" {
 
 # ---------------------------------------------------------------- the summary
 
+# Every summary_done rule reads `event.attempt == state.checkpoint_id` from
+# `phase = summarizing`: "Session replacement also cancels stale work." The
+# summary of a checkpoint the session change dropped can still come back
+# (the host's summary is asynchronous), possibly after a newer checkpoint
+# started; it carries the older number, fires no rule and has no effect, so
+# it neither ends the newer checkpoint nor counts as its failure. No rule
+# names the stale case: a rule that matched it would do nothing, and firing
+# no rule is how new_context rejects callbacks of older attempts too.
 group "summary" {
   # "The extension adds a self-retaining Pi compaction entry." A saved
   # checkpoint ends the cycle (notices may go out again), ends the failure
@@ -547,9 +590,10 @@ group "summary" {
   rule "checkpoint_saved_starts_new_cycle" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "event.ok"
+    when = "event.attempt == state.checkpoint_id && event.ok"
     to   = { phase = "idle" }
     set = {
+      checkpoint_id  = "0"
       resume         = "false"
       compacted      = "true"
       noticed        = "false"
@@ -567,12 +611,13 @@ group "summary" {
   rule "summary_error_pauses_after_failure_limit" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "!event.ok && state.failures + 1 >= param.failure_limit"
+    when = "event.attempt == state.checkpoint_id && !event.ok && state.failures + 1 >= param.failure_limit"
     to   = { phase = "idle" }
     set = {
-      resume   = "false"
-      failures = "state.failures + 1"
-      retry_at = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+      checkpoint_id = "0"
+      resume        = "false"
+      failures      = "state.failures + 1"
+      retry_at      = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
     }
     effect "notify" {
       level = "error"
@@ -588,12 +633,13 @@ group "summary" {
   rule "summary_error_schedules_retry_delay" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "!event.ok"
+    when = "event.attempt == state.checkpoint_id && !event.ok"
     to   = { phase = "idle" }
     set = {
-      resume   = "false"
-      failures = "state.failures + 1"
-      retry_at = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+      checkpoint_id = "0"
+      resume        = "false"
+      failures      = "state.failures + 1"
+      retry_at      = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
     }
     effect "notify" {
       level = "error"
@@ -609,7 +655,7 @@ group "resume" {
   rule "failed_summary_continues_pending_work" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "!event.ok && state.resume"
+    when = "event.attempt == state.checkpoint_id && !event.ok && state.resume"
     effect "continue" {}
   }
 }
@@ -764,17 +810,21 @@ group "session" {
   # "Session replacement also cancels stale work." "The extension reads
   # settings from the current project at session start. A session tree
   # change reloads them." The stored request and the checkpoint in flight
-  # are dropped (a late summary_done matches nothing), and the limits set in
-  # this session give way to the reloaded settings, which hold them.
+  # are dropped: checkpoint_id goes back to 0 while checkpoint_seq keeps its
+  # value, so a late summary_done of the dropped checkpoint matches no rule,
+  # even after a newer checkpoint started (see the summary group). The
+  # limits set in this session give way to the reloaded settings, which hold
+  # them.
   rule "session_change_cancels_stale_work_and_reloads_settings" {
     on = ["session_start", "session_tree"]
     to = { request = "none", phase = "idle" }
     set = {
-      resume      = "false"
-      compacted   = "false"
-      notice_set  = "0"
-      warning_set = "0"
-      force_set   = "0"
+      checkpoint_id = "0"
+      resume        = "false"
+      compacted     = "false"
+      notice_set    = "0"
+      warning_set   = "0"
+      force_set     = "0"
     }
   }
 

@@ -30,12 +30,13 @@ run "story: request -> checkpoint -> resume ('A requested checkpoint starts the 
     now_ms       = 1500
     expect {
       rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
-      effects = [{ effect = "checkpoint", continue = true }]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 1 }]
     }
   }
   event "summary_done" {
-    ok     = true
-    now_ms = 4000
+    attempt = 1
+    ok      = true
+    now_ms  = 4000
     expect {
       rules   = ["checkpoint_saved_starts_new_cycle"]
       effects = []
@@ -58,7 +59,7 @@ run "story: request -> checkpoint -> resume ('A requested checkpoint starts the 
     }
   }
   expect {
-    state = { request = "none", phase = "idle", compacted = false, cooldown_until = 14000, failures = 0 }
+    state = { request = "none", phase = "idle", compacted = false, cooldown_until = 14000, failures = 0, checkpoint_seq = 1, checkpoint_id = 0 }
   }
 }
 
@@ -94,8 +95,9 @@ run "story: force at the limit ('It compacts at the active force limit.')" {
     }
   }
   event "summary_done" {
-    ok     = true
-    now_ms = 33000
+    attempt = 1
+    ok      = true
+    now_ms  = 33000
     expect {
       rules   = ["checkpoint_saved_starts_new_cycle"]
       effects = []
@@ -113,13 +115,14 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms = 1000
     expect {
       rules   = ["force_checkpoint_at_active_limit"]
-      effects = [{ effect = "checkpoint", continue = false }]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
     }
   }
   event "summary_done" {
-    ok     = false
-    error  = "provider error"
-    now_ms = 2000
+    attempt = 1
+    ok      = false
+    error   = "provider error"
+    now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
       effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged. The next attempt waits a little. (provider error)" }]
@@ -138,12 +141,13 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms = 7000
     expect {
       rules   = ["force_checkpoint_at_active_limit"]
-      effects = [{ effect = "checkpoint", continue = false }]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 2 }]
     }
   }
   event "summary_done" {
-    ok     = false
-    now_ms = 8000
+    attempt = 2
+    ok      = false
+    now_ms  = 8000
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
       effects = [{ effect = "notify", level = "error" }]
@@ -161,12 +165,13 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms = 18000
     expect {
       rules   = ["force_checkpoint_at_active_limit"]
-      effects = [{ effect = "checkpoint", continue = false }]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 3 }]
     }
   }
   event "summary_done" {
-    ok     = false
-    now_ms = 19000
+    attempt = 3
+    ok      = false
+    now_ms  = 19000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
       effects = [{ effect = "notify", level = "error", text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again." }]
@@ -187,11 +192,11 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms = 601000
     expect {
       rules   = ["autocompacter_when_idle_checkpoints_now", "autocompacter_clears_failure_state"]
-      effects = [{ effect = "checkpoint", continue = true }, { effect = "reply" }]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 4 }, { effect = "reply" }]
     }
   }
   expect {
-    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = true }
+    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = true, checkpoint_seq = 4, checkpoint_id = 4 }
   }
 }
 
@@ -453,7 +458,7 @@ run "lifecycle: 'Pi finishes the current assistant turn': a synthetic abort is n
 }
 
 run "lifecycle: 'The extension stores one request.': a request made while a checkpoint is written waits for it" {
-  state = { request = "tool", phase = "summarizing" }
+  state = { request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "turn_end" {
     tokens = 170000
     expect {
@@ -462,8 +467,9 @@ run "lifecycle: 'The extension stores one request.': a request made while a chec
     }
   }
   event "summary_done" {
-    ok     = true
-    now_ms = 1000
+    attempt = 1
+    ok      = true
+    now_ms  = 1000
   }
   event "request" {
     now_ms = 2000
@@ -478,7 +484,7 @@ run "lifecycle: 'The extension stores one request.': a request made while a chec
 }
 
 run "lifecycle: 'Session replacement also cancels stale work.'" {
-  state = { request = "tool", phase = "summarizing", resume = true }
+  state = { request = "tool", phase = "summarizing", resume = true, checkpoint_seq = 1, checkpoint_id = 1 }
   event "session_start" {
     reason = "new"
     expect {
@@ -487,7 +493,8 @@ run "lifecycle: 'Session replacement also cancels stale work.'" {
     }
   }
   event "summary_done" {
-    ok = false
+    attempt = 1
+    ok      = false
     expect {
       rules   = []
       effects = []
@@ -504,13 +511,119 @@ run "lifecycle: 'Session replacement also cancels stale work.'" {
   }
 }
 
+run "lifecycle: 'Session replacement also cancels stale work.': the late summary of a dropped checkpoint is not the result of a newer one" {
+  # Checkpoint 1 starts, the session is replaced, checkpoint 2 starts; the
+  # summary of checkpoint 1 arrives late (the host's summary is
+  # asynchronous). It fires no rule and changes nothing; checkpoint 2 is
+  # still being written, and only its own summary_done ends it.
+  event "tool" {
+    name   = "self-compact"
+    now_ms = 1000
+  }
+  event "turn_end" {
+    tool_results = 1
+    tokens       = 90000
+    now_ms       = 2000
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 1 }]
+      state   = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
+    }
+  }
+  event "session_start" {
+    reason = "new"
+    now_ms = 3000
+    expect {
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
+      effects = []
+      state   = { phase = "idle", checkpoint_seq = 1, checkpoint_id = 0 }
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    tokens = 20000
+    now_ms = 4000
+    expect {
+      rules   = ["autocompacter_when_idle_checkpoints_now"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 2 }, { effect = "reply" }]
+      state   = { phase = "summarizing", checkpoint_seq = 2, checkpoint_id = 2 }
+    }
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = true
+    now_ms  = 5000
+    expect {
+      rules   = []
+      effects = []
+      state   = { phase = "summarizing", resume = true, compacted = false, checkpoint_seq = 2, checkpoint_id = 2, cooldown_until = 0 }
+    }
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = true
+    now_ms  = 6000
+    expect {
+      rules   = ["checkpoint_saved_starts_new_cycle"]
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle", resume = false, compacted = true, checkpoint_seq = 2, checkpoint_id = 0, cooldown_until = 16000 }
+  }
+  assert {
+    condition     = "decisions[4].state == decisions[3].state"
+    error_message = "the late summary_done of checkpoint 1 must leave the state unchanged"
+  }
+}
+
+run "lifecycle: 'Session replacement also cancels stale work.': a late failure of a dropped checkpoint neither fails nor continues a newer one" {
+  state = { phase = "summarizing", resume = true, checkpoint_seq = 1, checkpoint_id = 1 }
+  event "session_tree" {}
+  event "command" {
+    name = "autocompacter"
+    idle = true
+    expect {
+      effects = [{ effect = "checkpoint", continue = true, attempt = 2 }, { effect = "reply" }]
+    }
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    error   = "aborted"
+    now_ms  = 5000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = false
+    now_ms  = 6000
+    expect {
+      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
+    }
+  }
+  expect {
+    state = { phase = "idle", failures = 1, retry_at = 11000, checkpoint_seq = 2, checkpoint_id = 0 }
+  }
+  assert {
+    condition     = "decisions[2].state == decisions[1].state"
+    error_message = "the late summary_done of checkpoint 1 must leave the state unchanged"
+  }
+}
+
 run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (/autocompacter after a checkpoint)" {
   event "command" {
     name = "autocompacter"
     idle = true
   }
   event "summary_done" {
-    ok = true
+    attempt = 1
+    ok      = true
   }
   event "command" {
     name = "autocompacter"
@@ -553,7 +666,7 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
 }
 
 run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (the host's compaction after a checkpoint)" {
-  state = { phase = "summarizing" }
+  state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "before_compact" {
     reason = "threshold"
     expect {
@@ -562,7 +675,8 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
     }
   }
   event "summary_done" {
-    ok = true
+    attempt = 1
+    ok      = true
   }
   event "before_compact" {
     reason = "manual"
@@ -611,7 +725,7 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
 }
 
 run "lifecycle: 'One checkpoint at a time': /autocompacter while one is written" {
-  state = { phase = "summarizing" }
+  state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "command" {
     name = "autocompacter"
     idle = true
@@ -675,9 +789,10 @@ run "lifecycle: 'The extension sends each level once per cycle. This rule preven
 }
 
 run "lifecycle: 'each level once per cycle': the levels come back after a checkpoint" {
-  state = { noticed = true, warned = true, phase = "summarizing" }
+  state = { noticed = true, warned = true, phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok = true
+    attempt = 1
+    ok      = true
   }
   event "request" {}
   event "turn_end" {
@@ -737,7 +852,7 @@ run "lifecycle: 'Notice and warning messages start a model turn.': not while a r
 }
 
 run "lifecycle: 'Notice and warning messages start a model turn.': not while a checkpoint is being written" {
-  state = { phase = "summarizing" }
+  state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "turn_end" {
     tokens = 140000
     expect {
@@ -870,7 +985,8 @@ run "force: 'A completed response without pending work does not create an extra 
     }
   }
   event "summary_done" {
-    ok = true
+    attempt = 1
+    ok      = true
     expect {
       effects = []
     }
@@ -881,10 +997,11 @@ run "force: 'A completed response without pending work does not create an extra 
 }
 
 run "force: 'The extension waits 10 seconds after a checkpoint.'" {
-  state = { noticed = true, warned = true, phase = "summarizing" }
+  state = { noticed = true, warned = true, phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = true
-    now_ms = 10000
+    attempt = 1
+    ok      = true
+    now_ms  = 10000
   }
   event "request" {
     now_ms = 11000
@@ -932,10 +1049,11 @@ run "force: 'This cooldown prevents repeated requests without new work.' (a requ
 
 run "force: 'waits 10 seconds' is the cooldown_ms param" {
   params = { cooldown_ms = 2000 }
-  state  = { noticed = true, warned = true, phase = "summarizing" }
+  state  = { noticed = true, warned = true, phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = true
-    now_ms = 10000
+    attempt = 1
+    ok      = true
+    now_ms  = 10000
   }
   event "request" {}
   event "turn_end" {
@@ -950,9 +1068,10 @@ run "force: 'waits 10 seconds' is the cooldown_ms param" {
 # ============================================================ Errors
 
 run "errors: 'A summary error leaves the session context unchanged. The extension adds a visible error message.'" {
-  state = { phase = "summarizing", resume = false }
+  state = { phase = "summarizing", resume = false, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok = false
+    attempt = 1
+    ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
       effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged. The next attempt waits a little." }]
@@ -973,8 +1092,9 @@ run "errors: 'Requested work ... can continue from the original context.'" {
     }
   }
   event "summary_done" {
-    ok    = false
-    error = "timeout"
+    attempt = 1
+    ok      = false
+    error   = "timeout"
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
       effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
@@ -991,7 +1111,8 @@ run "errors: 'turns with pending work can continue from the original context.'" 
     tool_results = 2
   }
   event "summary_done" {
-    ok = false
+    attempt = 1
+    ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
       effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
@@ -1004,7 +1125,8 @@ run "errors: 'Requested work and turns with pending work can continue': a turn w
     tokens = 170000
   }
   event "summary_done" {
-    ok = false
+    attempt = 1
+    ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
       effects = [{ effect = "notify", level = "error" }]
@@ -1013,10 +1135,11 @@ run "errors: 'Requested work and turns with pending work can continue': a turn w
 }
 
 run "errors: 'Retry delays are 5, 10, and 20 seconds.' (1st failure: 5 s)" {
-  state = { phase = "summarizing" }
+  state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = false
-    now_ms = 100000
+    attempt = 1
+    ok      = false
+    now_ms  = 100000
   }
   expect {
     state = { failures = 1, retry_at = 105000 }
@@ -1024,10 +1147,11 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.' (1st failure: 5 s)" {
 }
 
 run "errors: 'Retry delays are 5, 10, and 20 seconds.' (2nd failure: 10 s)" {
-  state = { phase = "summarizing", failures = 1 }
+  state = { phase = "summarizing", failures = 1, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = false
-    now_ms = 100000
+    attempt = 1
+    ok      = false
+    now_ms  = 100000
   }
   expect {
     state = { failures = 2, retry_at = 110000 }
@@ -1036,10 +1160,11 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.' (2nd failure: 10 s)" {
 
 run "errors: 'Retry delays are 5, 10, and 20 seconds.' (3rd failure: 20 s)" {
   params = { failure_limit = 4 }
-  state  = { phase = "summarizing", failures = 2 }
+  state  = { phase = "summarizing", failures = 2, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = false
-    now_ms = 100000
+    attempt = 1
+    ok      = false
+    now_ms  = 100000
     expect {
       rules = ["summary_error_schedules_retry_delay"]
     }
@@ -1051,10 +1176,11 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.' (3rd failure: 20 s)" {
 
 run "errors: 'Retry delays are 5, 10, and 20 seconds.': the last delay repeats" {
   params = { failure_limit = 10 }
-  state  = { phase = "summarizing", failures = 5 }
+  state  = { phase = "summarizing", failures = 5, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = false
-    now_ms = 100000
+    attempt = 1
+    ok      = false
+    now_ms  = 100000
   }
   expect {
     state = { failures = 6, retry_at = 120000 }
@@ -1063,10 +1189,11 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.': the last delay repeats" 
 
 run "errors: 'Retry delays' are the retry_delays_ms param" {
   params = { retry_delays_ms = [1000, 3000] }
-  state  = { phase = "summarizing", failures = 1 }
+  state  = { phase = "summarizing", failures = 1, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = false
-    now_ms = 100000
+    attempt = 1
+    ok      = false
+    now_ms  = 100000
   }
   expect {
     state = { failures = 2, retry_at = 103000 }
@@ -1142,10 +1269,11 @@ run "errors: 'The extension does not run a background timer.'" {
 }
 
 run "errors: 'Three failures pause automatic attempts.'" {
-  state = { phase = "summarizing", failures = 2 }
+  state = { phase = "summarizing", failures = 2, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = false
-    now_ms = 100000
+    attempt = 1
+    ok      = false
+    now_ms  = 100000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
       effects = [{ effect = "notify", level = "error", text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again." }]
@@ -1167,9 +1295,10 @@ run "errors: 'Three failures pause automatic attempts.'" {
 
 run "errors: 'Three failures' is the failure_limit param" {
   params = { failure_limit = 2 }
-  state  = { phase = "summarizing", failures = 1 }
+  state  = { phase = "summarizing", failures = 1, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok = false
+    attempt = 1
+    ok      = false
     expect {
       rules = ["summary_error_pauses_after_failure_limit"]
     }
@@ -1216,7 +1345,8 @@ run "errors: '/autocompacter clears the failure state and tries again.'" {
     }
   }
   event "summary_done" {
-    ok = false
+    attempt = 1
+    ok      = false
   }
   expect {
     state = { failures = 1 }
@@ -1245,10 +1375,11 @@ run "errors: '/autocompacter clears the failure state': automatic attempts resum
 }
 
 run "errors: a saved checkpoint ends the failure run" {
-  state = { phase = "summarizing", failures = 2, retry_at = 30000 }
+  state = { phase = "summarizing", failures = 2, retry_at = 30000, checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
-    ok     = true
-    now_ms = 40000
+    attempt = 1
+    ok      = true
+    now_ms  = 40000
   }
   expect {
     state = { failures = 0, retry_at = 0, cooldown_until = 50000 }
@@ -1272,7 +1403,7 @@ run "settings: 'The extension reads settings from the current project at session
 }
 
 run "settings: 'A session tree change reloads them.'" {
-  state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "tool", phase = "summarizing" }
+  state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "session_tree" {
     expect {
       rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
@@ -1280,7 +1411,7 @@ run "settings: 'A session tree change reloads them.'" {
     }
   }
   expect {
-    state = { notice_set = 0, warning_set = 0, force_set = 0, request = "none", phase = "idle" }
+    state = { notice_set = 0, warning_set = 0, force_set = 0, request = "none", phase = "idle", checkpoint_seq = 1, checkpoint_id = 0 }
   }
 }
 

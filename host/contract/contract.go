@@ -172,6 +172,7 @@ var Events = []Event{
 	{Name: "summary_done", Hook: "a checkpoint summary finished", Facts: []Fact{
 		{Name: "ok", Type: Bool, Default: true},
 		{Name: "error", Type: String, Default: ""},
+		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the checkpoint effect this summary answers (0: none given)"},
 	}},
 	{Name: "before_tree", Hook: "session_before_tree", Doc: "the user navigates the session tree and Pi is about to summarise the branch left", Facts: []Fact{
 		{Name: "crosses_reset", Type: Bool, Default: false, Doc: "the branch left or the branch entered crosses a reset boundary (host/session.SuppressTreeSummary)"},
@@ -205,6 +206,7 @@ var Effects = []Effect{
 	}},
 	{Name: "checkpoint", Doc: "summarises the context and appends a self-retaining compaction", Args: []Arg{
 		{Name: "continue", Type: Bool, Required: true},
+		{Name: "attempt", Type: Int, Doc: "identifies the checkpoint; the host echoes it in summary_done"},
 	}},
 	{Name: "continue", Doc: "asks for one continuation"},
 	{Name: "stop", Doc: "stops the run (cancels the otherwise unavoidable follow-up)"},

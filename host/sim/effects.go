@@ -51,11 +51,9 @@ func (h *host) carryOut(ev string, effects []engine.Effect) error {
 			}
 			h.compaction.cancel = true
 		case "compact":
-			n, _ := ef.Arg("attempt")
-			f, _ := n.(float64)
-			h.deferred = append(h.deferred, int64(f))
+			h.deferred = append(h.deferred, argInt(ef, "attempt"))
 		case "checkpoint":
-			if err := h.checkpoint(ev, argBool(ef, "continue")); err != nil {
+			if err := h.checkpoint(ev, argBool(ef, "continue"), argInt(ef, "attempt")); err != nil {
 				return err
 			}
 		case "continue":
@@ -89,6 +87,13 @@ func argBool(ef engine.Effect, name string) bool {
 	v, _ := ef.Arg(name)
 	b, _ := v.(bool)
 	return b
+}
+
+// argInt reads a number argument (0 when it is absent).
+func argInt(ef engine.Effect, name string) int64 {
+	v, _ := ef.Arg(name)
+	f, _ := v.(float64)
+	return int64(f)
 }
 
 func (h *host) messageText(name string) (string, bool) {
@@ -210,9 +215,10 @@ func (h *host) commitReset(ev string, cont, stop bool) error {
 }
 
 // checkpoint summarises the context and appends seed 002's
-// self-retaining compaction, then reports summary_done. A scripted failure
-// leaves the session unchanged.
-func (h *host) checkpoint(ev string, cont bool) error {
+// self-retaining compaction, then reports summary_done with the effect's
+// attempt, so the policy can tell this checkpoint's result from an older
+// one's. A scripted failure leaves the session unchanged.
+func (h *host) checkpoint(ev string, cont bool, attempt int64) error {
 	out := &scenario.Summary{OK: true}
 	if len(h.summaries) > 0 {
 		out = h.summaries[0]
@@ -233,7 +239,7 @@ func (h *host) checkpoint(ev string, cont bool) error {
 			return h.fail("checkpoint: %v", err)
 		}
 	}
-	if err := h.event("summary_done", map[string]any{"ok": out.OK, "error": out.Error}); err != nil {
+	if err := h.event("summary_done", map[string]any{"ok": out.OK, "error": out.Error, "attempt": attempt}); err != nil {
 		return err
 	}
 	if out.OK && cont {

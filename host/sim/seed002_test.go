@@ -36,7 +36,7 @@ func TestSeed002_RequestCheckpointResume(t *testing.T) {
 		t.Error("one request is stored; the second does not replace it")
 	}
 	cp := fired(r, "requested_checkpoint_after_turn_and_tool_calls")
-	if len(cp) != 1 || cp[0].Label() != "turn_end(completed, 2 tools)" || effects(cp[0]) != `{"effect":"checkpoint","continue":true}` {
+	if len(cp) != 1 || cp[0].Label() != "turn_end(completed, 2 tools)" || effects(cp[0]) != `{"effect":"checkpoint","continue":true,"attempt":1}` {
 		t.Fatalf("the checkpoint comes at the end of the turn and its tool calls: %v", cp)
 	}
 	// The checkpoint comes after the turn's tool results.
@@ -106,7 +106,7 @@ func TestSeed002_Force(t *testing.T) {
 	if len(force) != 2 {
 		t.Fatalf("%d forced checkpoints, want 2", len(force))
 	}
-	if force[0].Tokens < 160000 || effects(force[0]) != `{"effect":"checkpoint","continue":true}` {
+	if force[0].Tokens < 160000 || effects(force[0]) != `{"effect":"checkpoint","continue":true,"attempt":1}` {
 		t.Errorf("a turn with tool results continues after the checkpoint: %s", force[0])
 	}
 	if next := r.Lines[index(r, force[0])+2]; next.Event != "request" {
@@ -127,7 +127,7 @@ func TestSeed002_Force(t *testing.T) {
 			}
 		}
 	}
-	if effects(force[1]) != `{"effect":"checkpoint","continue":false}` || force[1].Label() != "turn_end(completed, 0 tools)" {
+	if effects(force[1]) != `{"effect":"checkpoint","continue":false,"attempt":2}` || force[1].Label() != "turn_end(completed, 0 tools)" {
 		t.Errorf("a completed response without pending work: no continuation: %s", force[1])
 	}
 	if rest := r.Lines[index(r, force[1])+1:]; rest[1].Event != "agent_end" {

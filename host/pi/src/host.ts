@@ -648,7 +648,7 @@ export class ResetPolicyHost {
 					this.compact(Number(ef.attempt), ctx);
 					break;
 				case "checkpoint":
-					await this.checkpoint(ef.continue === true, out, ctx, extra);
+					await this.checkpoint(ef.continue === true, Number(ef.attempt ?? 0), out, ctx, extra);
 					break;
 				case "continue":
 					if (out.boundary) out.continueRun = true;
@@ -778,10 +778,14 @@ export class ResetPolicyHost {
 	/**
 	 * Seed 002's checkpoint: at a turn boundary the summary of the context
 	 * preview becomes a self-retaining compaction draft; elsewhere (a command
-	 * while idle) a host compaction writes it.
+	 * while idle) a host compaction writes it. Either way summary_done echoes
+	 * the effect's attempt: the summary is asynchronous, and the policy takes
+	 * only its outstanding checkpoint's result, not a late one of a checkpoint
+	 * a session change dropped.
 	 */
 	private async checkpoint(
 		continueRun: boolean,
+		attempt: number,
 		out: Outcome,
 		ctx: ExtensionContext,
 		extra: { turn?: TurnEndEvent },
@@ -798,7 +802,7 @@ export class ResetPolicyHost {
 				if (err instanceof EngineDown) throw err;
 				error = errorText(err);
 			}
-			const d = await this.decide(ctx, "summary_done", { ok, error });
+			const d = await this.decide(ctx, "summary_done", { ok, error, attempt });
 			if (ok && continueRun) out.continueRun = true;
 			await this.apply(d.effects, out, ctx, extra);
 			return;
@@ -807,11 +811,16 @@ export class ResetPolicyHost {
 		const hc: HostCheckpoint = { continueRun, ctx };
 		this.hostCheckpoint = hc;
 		const finish = (ok: boolean, error: string) => {
-			if (this.hostCheckpoint === hc) this.hostCheckpoint = undefined;
+			// A session change since the start dropped this checkpoint: the
+			// policy ignores its summary by identity, and the host must not
+			// continue a run on its behalf either ("Session replacement also
+			// cancels stale work").
+			const current = this.hostCheckpoint === hc;
+			if (current) this.hostCheckpoint = undefined;
 			void this.guard(ctx, async () => {
-				const d = await this.decide(ctx, "summary_done", { ok, error });
+				const d = await this.decide(ctx, "summary_done", { ok, error, attempt });
 				await this.apply(d.effects, new Outcome("other"), ctx);
-				if (ok && continueRun) this.pi.sendMessage(this.continuation(), { triggerTurn: true });
+				if (ok && continueRun && current) this.pi.sendMessage(this.continuation(), { triggerTurn: true });
 				return undefined;
 			});
 		};
