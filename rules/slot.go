@@ -43,7 +43,7 @@ func decodeSlot(b *hcl.Block, index int) (*Slot, hcl.Diagnostics) {
 	}
 	s := &Slot{Name: b.Labels[0], DeclRange: b.DefRange, Index: index}
 	if a, ok := content.Attributes["description"]; ok {
-		d := hcl.Diagnostics{}
+		var d hcl.Diagnostics
 		s.Description, d = literalString(a.Expr, "description")
 		diags = append(diags, d...)
 	}

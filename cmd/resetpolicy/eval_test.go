@@ -83,14 +83,6 @@ func TestEvalRecordedStreams(t *testing.T) {
 	}
 }
 
-func effectNames(l evalLine) []string {
-	var out []string
-	for _, e := range l.Effects {
-		out = append(out, e["effect"].(string))
-	}
-	return out
-}
-
 func findEffect(l evalLine, name string) map[string]any {
 	for _, e := range l.Effects {
 		if e["effect"] == name {

@@ -378,6 +378,9 @@ func TestDecisionLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := strings.Count(string(b), "\n"); n != 1 {
+		t.Fatalf("after one decide the log holds %d lines before the server is closed, want 1:\n%s", n, b)
+	}
 	ok(t, call(t, s, "decide", map[string]any{"session": "a", "event": map[string]any{"event": "turn_end"}}), nil)
 	b, _ = os.ReadFile(log)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")

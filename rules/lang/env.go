@@ -139,36 +139,6 @@ func goType(t Type) reflect.Type {
 	return reflect.TypeOf((*any)(nil)).Elem()
 }
 
-func typeOf(rt reflect.Type) Type {
-	if rt == nil {
-		return Any
-	}
-	switch rt.Kind() {
-	case reflect.Bool:
-		return Bool
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return Int
-	case reflect.Float32, reflect.Float64:
-		return Float
-	case reflect.String:
-		return String
-	case reflect.Slice, reflect.Array:
-		switch rt.Elem().Kind() {
-		case reflect.String:
-			return ListStr
-		case reflect.Float64, reflect.Int:
-			return ListNum
-		}
-		return Invalid
-	case reflect.Map:
-		return Object
-	case reflect.Interface:
-		return Any
-	}
-	return Invalid
-}
-
 // structOf builds a Go struct type with expr tags so that expr's checker
 // sees the names and their types.
 func structOf(names []string, types []Type) reflect.Type {
