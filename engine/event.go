@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 	"github.com/zclconf/go-cty/cty"
 )

@@ -2,7 +2,7 @@ package rules
 
 import (
 	"github.com/hashicorp/hcl/v2"
-	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 

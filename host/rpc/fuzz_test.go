@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/engine"
-	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 )
 
 // FuzzHandle feeds arbitrary lines to the line handler: it must never

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/resetpolicy/resetpolicy/engine"
-	"github.com/resetpolicy/resetpolicy/host/contract"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 )
 
 // The decide path is the hot one: a host sends one request per lifecycle
