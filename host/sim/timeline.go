@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
-	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
