@@ -21,6 +21,7 @@ func factsOf(ev engine.Event) facts {
 		enabled: boolean("enabled"), autoReset: boolean("auto_reset"), autoCompaction: boolean("auto_compaction"),
 		idle: boolean("idle"), queued: boolean("queued"), syntheticAbort: boolean("synthetic_abort"), on: boolean("on"),
 		crossesReset: boolean("crosses_reset"), userInput: boolean("user_input"),
+		signalAborted: boolean("signal_aborted"), afterReset: boolean("after_reset"),
 		tokens: num("tokens"), contextWindow: num("context_window"), reserve: num("reserve"),
 	}
 }
@@ -72,6 +73,8 @@ func randomStream(r *rand.Rand, n int) []string {
 			m["event"] = ev
 		case "before_compact":
 			m["reason"] = pick("manual", "threshold", "overflow")
+			m["signal_aborted"] = r.Intn(8) == 0
+			m["after_reset"] = r.Intn(2) == 0
 			m["event"] = ev
 		default:
 			m["event"] = ev
@@ -127,7 +130,21 @@ func TestBaselineAgreesWithPolicy(t *testing.T) {
 		`{"event":"before_settle","outcome":"error"}`,
 		`{"event":"turn_end","outcome":"error","error":"overflow"}`,
 	}
-	streams := map[string][]string{"bench": benchStream, "spent chain": spentChain, "random": randomStream(rand.New(rand.NewSource(1)), 20000)}
+	// So is a stopped run that fails or settles after a manual hard reserve.
+	stopPending := []string{
+		`{"event":"command","name":"wipe-memory"}`,
+		`{"event":"turn_end","tokens":190000}`,
+		`{"event":"turn_end","window_id":"w2","outcome":"error","error":"overflow"}`,
+		`{"event":"before_settle","window_id":"w2","outcome":"error"}`,
+		`{"event":"command","name":"wipe-memory"}`,
+		`{"event":"turn_end","tokens":190000}`,
+		`{"event":"before_settle"}`,
+		`{"event":"turn_end","outcome":"error","error":"overflow"}`,
+		`{"event":"before_settle","outcome":"error"}`,
+		`{"event":"turn_end","window_id":"w2","outcome":"error","error":"overflow"}`,
+		`{"event":"before_settle","window_id":"w2","outcome":"error"}`,
+	}
+	streams := map[string][]string{"bench": benchStream, "spent chain": spentChain, "stop pending": stopPending, "random": randomStream(rand.New(rand.NewSource(1)), 20000)}
 	fired := map[string]bool{}
 	for name, stream := range streams {
 		s := e.NewSession()

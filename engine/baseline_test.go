@@ -62,6 +62,7 @@ type facts struct {
 	windowID, name, outcome, errKind, reason            string
 	enabled, autoReset, autoCompaction, idle            bool
 	queued, syntheticAbort, on, crossesReset, userInput bool
+	signalAborted, afterReset                           bool
 	tokens, contextWindow, reserve                      float64
 }
 
@@ -90,6 +91,7 @@ var (
 	effStop             = engine.Effect{Name: "stop"}
 	effRepair           = engine.Effect{Name: "repair"}
 	effCancelManual     = engine.Effect{Name: "cancel_compaction", Args: []engine.Arg{{Name: "text", Value: "compact_cancelled_notice"}}}
+	effCancelAfterReset = engine.Effect{Name: "cancel_compaction", Args: []engine.Arg{{Name: "text", Value: "compact_after_reset_notice"}}}
 	effCancel           = engine.Effect{Name: "cancel_compaction"}
 	effSuppressSummary  = engine.Effect{Name: "suppress_summary"}
 )
@@ -233,8 +235,11 @@ func (b *baseline) decide(e *facts) {
 		case e.syntheticAbort:
 			n.clearAll()
 			b.fire("turn_end_synthetic_abort_clears_without_commit")
-		case s.request == reqStopPending:
+		case s.request == reqStopPending && completed:
+			n.overflow = ovIdle
 			b.fire("turn_end_stop_pending_cannot_reset_again")
+		case s.request == reqStopPending:
+			b.fire("turn_end_stop_pending_failure_cannot_reset_again")
 		case manualCloseOut && !spentChain && overflowErr:
 			n.overflow = ovPending
 			b.fire("turn_end_overflow_preserves_manual_close_out")
@@ -254,18 +259,23 @@ func (b *baseline) decide(e *facts) {
 			b.fire("turn_end_failure_drops_request_keeps_overflow_chain")
 		case s.request == reqToolRequested && completed && e.enabled && sameWindow:
 			n.clearRequest()
+			n.overflow = ovIdle
 			b.fire("turn_end_commits_tool_request", effCommitContinue)
 		case manualCloseOut && completed && e.enabled && hardReserve:
-			n.request, n.source, n.requestWindow = reqStopPending, srcNone, e.windowID
+			n.request, n.source, n.requestWindow, n.overflow = reqStopPending, srcNone, e.windowID, ovIdle
 			b.fire("turn_end_manual_hard_reserve_commits_without_continuation", effCommitNoContinue)
 		case completed && e.enabled && hardReserve:
-			n.clearRequest()
+			n.clearAll()
 			b.fire("turn_end_hard_reserve_commits", effCommitContinue)
 		case s.request == reqToolRequested:
-			n.clearRequest()
+			n.clearAll()
 			b.fire("turn_end_drops_tool_request_that_cannot_commit")
 		case s.request == reqCloseOut:
+			n.overflow = ovIdle
 			b.fire("turn_end_close_out_stays_armed")
+		case s.overflow != ovIdle:
+			n.overflow = ovIdle
+			b.fire("turn_end_success_ends_overflow_chain")
 		}
 	case "before_settle":
 		manualCloseOut := s.request == reqCloseOut && s.source == srcManual
@@ -284,10 +294,17 @@ func (b *baseline) decide(e *facts) {
 		case manualCloseOut && (s.overflow == ovPending || s.overflow == ovPendingSpent) && e.enabled && !e.queued:
 			n.clearAll()
 			b.fire("settle_manual_overflow_commits_without_continuation", effCommitStop)
-		case s.overflow == ovPending && e.enabled && !e.queued:
+		case s.overflow == ovPending && !e.queued && !(e.enabled && e.autoReset):
+			n.clearAll()
+			b.fire("settle_overflow_chain_ends_without_reset_when_off")
+		case s.overflow == ovPending && e.enabled && e.autoReset && !e.queued:
 			n.clearRequest()
 			n.overflow = ovSpent
 			b.fire("settle_overflow_recovery_gets_one_attempt", effCommitContinue)
+		case s.overflow == ovPendingSpent && !e.queued:
+			n.clearRequest()
+			n.overflow = ovSpent
+			b.fire("settle_spent_overflow_chain_gets_no_second_reset")
 		case manualCloseOut && completed && sameWindow && e.enabled && !e.queued:
 			n.clearAll()
 			b.fire("settle_commits_manual_close_out", effCommitStop)
@@ -330,12 +347,21 @@ func (b *baseline) decide(e *facts) {
 		}
 	}
 
-	// group compaction
-	if e.event == "before_compact" && s.request != reqNone {
-		if e.reason == "manual" {
-			b.fire("manual_compact_cancelled_during_close_out", effCancelManual)
-		} else {
-			b.fire("automatic_compact_cancelled_during_close_out", effCancel)
+	// group compaction: every compaction is cancelled while the policy is
+	// on, and after a reset while it is off.
+	if e.event == "before_compact" {
+		manual := e.reason == "manual"
+		switch {
+		case e.signalAborted:
+			b.fire("compaction_aborted_signal_cancels", effCancel)
+		case e.enabled && manual:
+			b.fire("manual_compact_cancelled_with_wipe_memory_notice", effCancelManual)
+		case e.enabled:
+			b.fire("automatic_compact_cancelled_while_active", effCancel)
+		case e.afterReset && manual:
+			b.fire("manual_compact_cancelled_after_reset_while_off", effCancelAfterReset)
+		case e.afterReset:
+			b.fire("automatic_compact_cancelled_after_reset_while_off", effCancel)
 		}
 	}
 	// group tree

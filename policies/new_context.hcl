@@ -209,6 +209,16 @@ group "compaction" {
 # running or confirmed attempt: "Identity checks reject callbacks from older
 # attempts." A callback of another attempt fires no rule and has no effect.
 group "attempt" {
+  # Seed 001 lists abort nowhere as a reason to reset: a user abort ends the
+  # explicit work, so a request left pending by an aborted run is dropped at
+  # its settlement instead of starting a compaction the user just stopped.
+  rule "aborted_run_drops_explicit_request" {
+    on   = "settled"
+    from = { request = "pending", attempt = "none" }
+    when = "event.aborted"
+    to   = { request = "none" }
+  }
+
   # Row `agent_settled`: "If idle and an explicit request is pending, create
   # one identified attempt and request ctx.compact." One at a time: only
   # from `attempt = none`. The new number is attempt_seq + 1.
@@ -235,6 +245,21 @@ group "attempt" {
     from = { attempt = "running" }
     when = "event.attempt == state.attempt_id"
     to   = { attempt = "confirmed" }
+  }
+
+  # "After it, the model either ends the window itself with new_context or
+  # rides into Pi's automatic compaction, which resets on the spot with no
+  # turn." A host compaction that is not the outstanding attempt (threshold,
+  # overflow or the user's /compact) was answered with a reset boundary by
+  # this policy: the window is already fresh, so the pending request is
+  # consumed and settlement starts no second attempt and sends no
+  # continuation ("an automatic compaction is already the reset and resumes
+  # through Pi's own caller").
+  rule "native_reset_satisfies_pending_request" {
+    on   = "compact_done"
+    from = { request = "pending", attempt = "none" }
+    when = "event.enabled"
+    to   = { request = "none" }
   }
 
   # Row "Attempt onComplete": "Consume attempt; send continuation only for a

@@ -938,3 +938,90 @@ run "warning: 'or rides into Pi's automatic compaction, which resets on the spot
     }
   }
 }
+
+# ============================================================ abort, and a native reset while a request is pending
+
+run "settled: a user abort ends explicit work — seed 001 lists abort nowhere as a reason to reset" {
+  event "tool" {
+    name = "new_context"
+    expect {
+      rules = ["new_context_marks_explicit_request"]
+    }
+  }
+  event "turn_end" {
+    outcome = "aborted"
+  }
+  event "agent_end" {}
+  event "settled" {
+    idle    = true
+    aborted = true
+    expect {
+      rules   = ["aborted_run_drops_explicit_request"]
+      effects = []
+    }
+  }
+  event "settled" {
+    idle = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", attempt = "none", attempt_id = 0, attempt_seq = 0 }
+  }
+}
+
+run "compact_done: 'or rides into Pi's automatic compaction, which resets on the spot with no turn' — a native reset satisfies the pending request" {
+  event "tool" {
+    name = "new_context"
+  }
+  event "before_compact" {
+    reason = "threshold"
+    expect {
+      rules   = ["compaction_returns_reset_boundary_at_once"]
+      effects = [{ effect = "provide_reset" }]
+    }
+  }
+  event "compact_done" {
+    reason = "threshold"
+    expect {
+      rules   = ["native_reset_satisfies_pending_request"]
+      effects = []
+    }
+  }
+  event "agent_end" {}
+  event "settled" {
+    idle = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", attempt = "none", attempt_seq = 0 }
+  }
+}
+
+run "compact_done: an overflow compaction turned into a reset also consumes the request, so no continuation follows" {
+  event "tool" {
+    name = "new_context"
+  }
+  event "before_compact" {
+    reason     = "overflow"
+    will_retry = true
+  }
+  event "compact_done" {
+    reason = "overflow"
+    expect {
+      rules = ["native_reset_satisfies_pending_request"]
+    }
+  }
+  event "settled" {
+    idle = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}

@@ -10,7 +10,8 @@
 #                  hidden entries of a request), their durability at turn_end
 #   request        the reducer: request phase x overflow phase
 #   manual_warning the hidden checkpoint warning sent by `/wipe-memory`
-#   compaction     native compaction while a close-out is active
+#   compaction     native compaction, cancelled while the policy is on
+#   tree           /tree summaries across a reset
 
 policy "wipe_memory" {
   description = "The agent wipes its own context window with wipe_memory or /wipe-memory; budget close-out warning, hard reserve and one bounded overflow recovery."
@@ -156,7 +157,10 @@ command "wipe-memory" {
 
 # Hidden checkpoint warning. Budget and manual close-outs use the same text
 # under two message names, so an aborted manual request cannot suppress a
-# later budget warning.
+# later budget warning. "The text allows for either reset timing": a budget
+# close-out resets at the end of the turn that calls wipe_memory and
+# continues; a manual one resets at settlement and stops, the call only
+# acknowledging it.
 message "checkpoint_warning" {
   text = <<-EOT
     Context checkpoint: this context window is about to be wiped. Before it is,
@@ -165,10 +169,11 @@ message "checkpoint_warning" {
     next step. You may take several turns and use tools to do this. Nothing
     outside your notes survives the reset.
 
-    When the notes are complete, call `wipe_memory`: the window is reset at the
-    end of that turn and you continue in a fresh window. If the user asked for
-    this close-out, finishing your reply without calling it also ends the
-    window, and the run stops there.
+    When the notes are complete, call `wipe_memory`. The window is then wiped
+    either at the end of that turn, after which you continue in a fresh
+    window, or, if the user asked for this close-out, once you finish your
+    reply, and the run stops there; finishing your reply ends a close-out the
+    user asked for even without the call.
   EOT
 }
 
@@ -180,10 +185,11 @@ message "manual_checkpoint_warning" {
     next step. You may take several turns and use tools to do this. Nothing
     outside your notes survives the reset.
 
-    When the notes are complete, call `wipe_memory`: the window is reset at the
-    end of that turn and you continue in a fresh window. If the user asked for
-    this close-out, finishing your reply without calling it also ends the
-    window, and the run stops there.
+    When the notes are complete, call `wipe_memory`. The window is then wiped
+    either at the end of that turn, after which you continue in a fresh
+    window, or, if the user asked for this close-out, once you finish your
+    reply, and the run stops there; finishing your reply ends a close-out the
+    user asked for even without the call.
   EOT
 }
 
@@ -259,7 +265,18 @@ message "warning_notice" {
 }
 
 message "compact_cancelled_notice" {
-  text = "/compact was cancelled: a context close-out is in progress and compaction would carry the old history into the new window. Let the agent finish, or run /wipe-memory to wipe the window when it stops."
+  text = "/compact is off while wipe_memory is on: a summary would carry the old history back into the context window. Run /wipe-memory instead: the agent saves its notes, then its window is wiped."
+}
+
+message "compact_after_reset_notice" {
+  text = "/compact was cancelled: this session branch holds a context reset, and a summary would carry the wiped history back. Turn the policy on and run /wipe-memory to start a fresh window."
+}
+
+# The host shows `reset_notice` once it has confirmed a committed reset
+# boundary in the session ("UI success notices use confirmation, not the
+# repair predicate, and remain committed-only").
+message "reset_notice" {
+  text = "Context window wiped: the conversation so far has left the agent's context (the session history keeps it); its notes carry the work on."
 }
 
 # ---------------------------------------------------------------- budget staging
@@ -548,6 +565,16 @@ group "request" {
   rule "turn_end_stop_pending_cannot_reset_again" {
     on   = "turn_end"
     from = { request = "stop-pending" }
+    when = "event.outcome == 'completed'"
+    to   = { overflow = "idle" }
+  }
+
+  # Same, for a failed turn of the stopped run: the stop stays armed and the
+  # overflow chain is kept ("Other failures drop the request but preserve
+  # the overflow chain"; the stop is not a request that can be dropped).
+  rule "turn_end_stop_pending_failure_cannot_reset_again" {
+    on   = "turn_end"
+    from = { request = "stop-pending" }
   }
 
   # "Overflow-like errors preserve a manual close-out, including across
@@ -601,7 +628,7 @@ group "request" {
     on   = "turn_end"
     from = { request = "tool-requested" }
     when = "event.outcome == 'completed' && event.enabled && state.request_window == event.window_id"
-    to   = { request = "none", request_source = "none" }
+    to   = { request = "none", request_source = "none", overflow = "idle" }
     set  = { request_window = "''" }
     effect "commit_reset" {
       continue = true
@@ -614,7 +641,7 @@ group "request" {
     on   = "turn_end"
     from = { request = "close-out", request_source = "manual" }
     when = "event.outcome == 'completed' && event.enabled && hard_reserve"
-    to   = { request = "stop-pending", request_source = "none" }
+    to   = { request = "stop-pending", request_source = "none", overflow = "idle" }
     set  = { request_window = "event.window_id" }
     effect "commit_reset" {
       continue = false
@@ -629,7 +656,7 @@ group "request" {
     on   = "turn_end"
     from = { request = ["none", "close-out", "tool-requested"] }
     when = "event.outcome == 'completed' && event.enabled && hard_reserve"
-    to   = { request = "none", request_source = "none" }
+    to   = { request = "none", request_source = "none", overflow = "idle" }
     set  = { request_window = "''" }
     effect "commit_reset" {
       continue = true
@@ -641,7 +668,7 @@ group "request" {
   rule "turn_end_drops_tool_request_that_cannot_commit" {
     on   = "turn_end"
     from = { request = "tool-requested" }
-    to   = { request = "none", request_source = "none" }
+    to   = { request = "none", request_source = "none", overflow = "idle" }
     set  = { request_window = "''" }
   }
 
@@ -650,6 +677,18 @@ group "request" {
   rule "turn_end_close_out_stays_armed" {
     on   = "turn_end"
     from = { request = "close-out" }
+    to   = { overflow = "idle" }
+  }
+
+  # "A successful, enabled turn commits ..." — and any completed turn ends
+  # the failure chain, as the seed's reducer does: the overflow phase returns
+  # to idle, so a later settlement never recovers from a failure that a
+  # queued turn has already got past. (Every completed-turn rule above sets
+  # overflow = idle for the same reason; aborts and errors are taken first.)
+  rule "turn_end_success_ends_overflow_chain" {
+    on   = "turn_end"
+    from = { overflow = ["pending", "pending-spent", "spent"] }
+    to   = { overflow = "idle" }
   }
 
   # ---- agent_before_settle
@@ -710,16 +749,40 @@ group "request" {
   }
 
   # "Other pending overflow recovery gets its one bounded attempt when enabled
+  # and unqueued", read with turn_end's "arm automatic overflow recovery only
+  # when ... the extension is enabled, and automatic reset is enabled": with
+  # the policy or automatic resets switched off by settlement, the chain ends
+  # without a reset. (With work queued nothing fires: the queued turn runs
+  # first, and a success there ends the chain.)
+  rule "settle_overflow_chain_ends_without_reset_when_off" {
+    on   = "before_settle"
+    from = { overflow = "pending" }
+    when = "!event.queued && !(event.enabled && event.auto_reset)"
+    to   = { request = "none", request_source = "none", overflow = "idle" }
+    set  = { request_window = "''" }
+  }
+
+  # "Other pending overflow recovery gets its one bounded attempt when enabled
   # and unqueued." The chain is then spent until it settles.
   rule "settle_overflow_recovery_gets_one_attempt" {
     on   = "before_settle"
     from = { overflow = "pending" }
-    when = "event.enabled && !event.queued"
+    when = "event.enabled && event.auto_reset && !event.queued"
     to   = { request = "none", request_source = "none", overflow = "spent" }
     set  = { request_window = "''" }
     effect "commit_reset" {
       continue = true
     }
+  }
+
+  # "Recovery was already spent in this failure chain": a pending-spent chain
+  # settles as spent, with no second reset.
+  rule "settle_spent_overflow_chain_gets_no_second_reset" {
+    on   = "before_settle"
+    from = { overflow = "pending-spent" }
+    when = "!event.queued"
+    to   = { request = "none", request_source = "none", overflow = "spent" }
+    set  = { request_window = "''" }
   }
 
   # "Otherwise only a manual close-out commits, if the outcome is successful,
@@ -831,22 +894,57 @@ group "manual_warning" {
 
 # ---------------------------------------------------------------- /compact while active
 
+# "/compact while active: Cancel native compaction, which could otherwise
+# summarize pre-reset history back into the active window. A manual attempt
+# receives an actionable /wipe-memory notice."
+#
+# "Active" is read as "the policy is on", not "a close-out is armed": this
+# policy's only recovery from a full window is its own reset (the hard
+# reserve, the one bounded overflow recovery), and Pi's summariser between two
+# close-outs — after a settlement cleared one, on a threshold or on a
+# provider overflow — would write a summary of the old history into the
+# window and retry, so an overflow would be recovered twice (once by Pi's
+# summary, once by the policy at settlement). Every compaction, manual,
+# threshold or overflow, is cancelled while the policy is on. Switched off,
+# Pi compacts as it would without the policy, except on a branch that
+# already holds a reset: a summary there would carry erased history back.
 group "compaction" {
-  # "/compact while active: Cancel native compaction, which could otherwise
-  # summarize pre-reset history back into the active window. A manual attempt
-  # receives an actionable /wipe-memory notice."
-  rule "manual_compact_cancelled_during_close_out" {
+  # An aborted signal is cancelled whatever else holds, as Pi itself would.
+  rule "compaction_aborted_signal_cancels" {
     on   = "before_compact"
-    from = { request = ["close-out", "stop-pending", "tool-requested"] }
-    when = "event.reason == 'manual'"
+    when = "event.signal_aborted"
+    effect "cancel_compaction" {}
+  }
+
+  # "A manual attempt receives an actionable /wipe-memory notice."
+  rule "manual_compact_cancelled_with_wipe_memory_notice" {
+    on   = "before_compact"
+    when = "event.enabled && event.reason == 'manual'"
     effect "cancel_compaction" {
       text = "message.compact_cancelled_notice"
     }
   }
 
-  rule "automatic_compact_cancelled_during_close_out" {
+  # "Cancel native compaction" of a threshold or overflow attempt.
+  rule "automatic_compact_cancelled_while_active" {
     on   = "before_compact"
-    from = { request = ["close-out", "stop-pending", "tool-requested"] }
+    when = "event.enabled"
+    effect "cancel_compaction" {}
+  }
+
+  # Switched off: a summary of a branch that already holds a reset marker
+  # would "summarize pre-reset history back into the active window".
+  rule "manual_compact_cancelled_after_reset_while_off" {
+    on   = "before_compact"
+    when = "event.after_reset && event.reason == 'manual'"
+    effect "cancel_compaction" {
+      text = "message.compact_after_reset_notice"
+    }
+  }
+
+  rule "automatic_compact_cancelled_after_reset_while_off" {
+    on   = "before_compact"
+    when = "event.after_reset"
     effect "cancel_compaction" {}
   }
 }

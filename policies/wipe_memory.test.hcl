@@ -817,7 +817,7 @@ run "turn_end: 'Further turns cannot reset that stopped run again'" {
     outcome   = "error"
     error     = "overflow"
     expect {
-      rules   = ["turn_end_stop_pending_cannot_reset_again"]
+      rules   = ["turn_end_stop_pending_failure_cannot_reset_again"]
       effects = []
     }
   }
@@ -922,7 +922,7 @@ run "before_settle: 'Other pending overflow recovery gets its one bounded attemp
     window_id = "w2"
     outcome   = "error"
     expect {
-      rules   = []
+      rules   = ["settle_spent_overflow_chain_gets_no_second_reset"]
       effects = []
     }
   }
@@ -951,12 +951,12 @@ run "before_settle: overflow recovery only 'when enabled and unqueued'" {
     outcome = "error"
     enabled = false
     expect {
-      rules   = []
+      rules   = ["settle_overflow_chain_ends_without_reset_when_off"]
       effects = []
     }
   }
   expect {
-    state = { overflow = "pending" }
+    state = { overflow = "idle" }
   }
 }
 
@@ -1384,8 +1384,8 @@ run "table `/compact` while active: 'A manual attempt receives an actionable /wi
   event "before_compact" {
     reason = "manual"
     expect {
-      rules   = ["manual_compact_cancelled_during_close_out"]
-      effects = [{ effect = "cancel_compaction", text = "/compact was cancelled: a context close-out is in progress and compaction would carry the old history into the new window. Let the agent finish, or run /wipe-memory to wipe the window when it stops." }]
+      rules   = ["manual_compact_cancelled_with_wipe_memory_notice"]
+      effects = [{ effect = "cancel_compaction", text = "/compact is off while wipe_memory is on: a summary would carry the old history back into the context window. Run /wipe-memory instead: the agent saves its notes, then its window is wiped." }]
     }
   }
 }
@@ -1395,14 +1395,14 @@ run "table `/compact` while active: 'Cancel native compaction' of a threshold or
   event "before_compact" {
     reason = "threshold"
     expect {
-      rules   = ["automatic_compact_cancelled_during_close_out"]
+      rules   = ["automatic_compact_cancelled_while_active"]
       effects = [{ effect = "cancel_compaction" }]
     }
   }
   event "before_compact" {
     reason = "overflow"
     expect {
-      rules   = ["automatic_compact_cancelled_during_close_out"]
+      rules   = ["automatic_compact_cancelled_while_active"]
       effects = [{ effect = "cancel_compaction" }]
     }
   }
@@ -1418,17 +1418,119 @@ run "table `/compact` while active: a stop-pending run also cancels compaction" 
     window_id = "w2"
     reason    = "manual"
     expect {
-      rules = ["manual_compact_cancelled_during_close_out"]
+      rules = ["manual_compact_cancelled_with_wipe_memory_notice"]
     }
   }
 }
 
-run "table `/compact` while active: compaction is left alone when no close-out is active" {
+run "table `/compact` while active: 'active' is the policy being on — a manual /compact with no close-out armed is cancelled with the /wipe-memory notice" {
   event "before_compact" {
     reason = "manual"
     expect {
+      rules   = ["manual_compact_cancelled_with_wipe_memory_notice"]
+      effects = [{ effect = "cancel_compaction", text = "/compact is off while wipe_memory is on: a summary would carry the old history back into the context window. Run /wipe-memory instead: the agent saves its notes, then its window is wiped." }]
+    }
+  }
+}
+
+run "table `/compact` while active: 'Cancel native compaction' between two close-outs, right after settled cleared one" {
+  event "command" {
+    name = "wipe-memory"
+  }
+  event "before_settle" {
+    expect {
+      rules = ["settle_commits_manual_close_out"]
+    }
+  }
+  event "settled" {
+    window_id = "w2"
+  }
+  event "before_compact" {
+    window_id = "w2"
+    reason    = "threshold"
+    expect {
+      rules   = ["automatic_compact_cancelled_while_active"]
+      effects = [{ effect = "cancel_compaction" }]
+    }
+  }
+  expect {
+    state = { request = "none" }
+  }
+}
+
+run "table `/compact` while active: a provider overflow's native compaction is cancelled, so the bounded overflow recovery is the only recovery" {
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    expect {
+      rules = ["turn_end_overflow_arms_recovery"]
+    }
+  }
+  event "before_compact" {
+    reason     = "overflow"
+    will_retry = true
+    expect {
+      rules   = ["automatic_compact_cancelled_while_active"]
+      effects = [{ effect = "cancel_compaction" }]
+    }
+  }
+  event "before_settle" {
+    outcome = "error"
+    expect {
+      rules   = ["settle_overflow_recovery_gets_one_attempt"]
+      effects = [{ effect = "commit_reset", continue = true }]
+    }
+  }
+}
+
+run "table `/compact` while active: switched off, Pi compacts as it would on a branch with no reset" {
+  event "before_compact" {
+    reason  = "manual"
+    enabled = false
+    expect {
       rules   = []
       effects = []
+    }
+  }
+  event "before_compact" {
+    reason  = "threshold"
+    enabled = false
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "table `/compact` while active: switched off, a branch that holds a reset is not summarised, which 'could otherwise summarize pre-reset history back into the active window'" {
+  event "before_compact" {
+    reason      = "manual"
+    enabled     = false
+    after_reset = true
+    expect {
+      rules   = ["manual_compact_cancelled_after_reset_while_off"]
+      effects = [{ effect = "cancel_compaction", text = "/compact was cancelled: this session branch holds a context reset, and a summary would carry the wiped history back. Turn the policy on and run /wipe-memory to start a fresh window." }]
+    }
+  }
+  event "before_compact" {
+    reason      = "overflow"
+    enabled     = false
+    after_reset = true
+    expect {
+      rules   = ["automatic_compact_cancelled_after_reset_while_off"]
+      effects = [{ effect = "cancel_compaction" }]
+    }
+  }
+}
+
+run "table `/compact` while active: an aborted signal is cancelled" {
+  event "before_compact" {
+    reason         = "threshold"
+    enabled        = false
+    signal_aborted = true
+    expect {
+      rules   = ["compaction_aborted_signal_cancels"]
+      effects = [{ effect = "cancel_compaction" }]
     }
   }
 }
@@ -1917,7 +2019,7 @@ run "turn_end: a completed turn is never an overflow failure" {
     }
   }
   expect {
-    state = { overflow = "spent" }
+    state = { overflow = "idle" }
   }
 }
 
@@ -1991,9 +2093,12 @@ run "before_settle: pending manual overflow commits only 'when enabled'" {
     outcome = "error"
     enabled = false
     expect {
-      rules   = ["settle_drops_manual_close_out_that_cannot_commit"]
+      rules   = ["settle_overflow_chain_ends_without_reset_when_off"]
       effects = []
     }
+  }
+  expect {
+    state = { request = "none", request_source = "none", overflow = "idle" }
   }
 }
 
@@ -2152,6 +2257,145 @@ run "request: 'Pending messages or a real user message after the reset marker by
     expect {
       rules   = ["stop_pending_cancels_empty_follow_up"]
       effects = [{ effect = "stop" }]
+    }
+  }
+}
+
+# ============================================================ the overflow chain, read as the seed's reducer reads it
+
+run "overflow chain: 'A successful, enabled turn' ends the failure chain, so a settlement after a queued turn got past the overflow recovers nothing" {
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    expect {
+      rules = ["turn_end_overflow_arms_recovery"]
+    }
+  }
+  event "before_settle" {
+    outcome = "error"
+    queued  = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "request" {}
+  event "turn_end" {
+    outcome = "completed"
+    expect {
+      rules   = ["turn_end_success_ends_overflow_chain"]
+      effects = []
+    }
+  }
+  event "before_settle" {
+    outcome = "completed"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { overflow = "idle" }
+  }
+}
+
+run "overflow chain: a completed turn after the one recovery ends the spent chain ('until the chain settles')" {
+  state = { overflow = "spent" }
+  event "turn_end" {
+    window_id = "w2"
+    expect {
+      rules = ["turn_end_success_ends_overflow_chain"]
+    }
+  }
+  expect {
+    state = { overflow = "idle" }
+  }
+}
+
+run "overflow chain: every completed-turn outcome of the request phase ends the chain too" {
+  state = { request = "close-out", request_source = "automatic", request_window = "w1", overflow = "pending" }
+  event "turn_end" {
+    expect {
+      rules = ["turn_end_close_out_stays_armed"]
+    }
+  }
+  expect {
+    state = { request = "close-out", overflow = "idle" }
+  }
+}
+
+run "overflow chain: 'Manual hard-reserve commits request no continuation' and end the failure chain" {
+  state = { request = "close-out", request_source = "manual", request_window = "w1", overflow = "pending-spent" }
+  event "turn_end" {
+    tokens = 190000
+    expect {
+      rules   = ["turn_end_manual_hard_reserve_commits_without_continuation"]
+      effects = [{ effect = "commit_reset", continue = false }]
+    }
+  }
+  event "turn_end" {
+    window_id = "w2"
+    expect {
+      rules = ["turn_end_stop_pending_cannot_reset_again"]
+    }
+  }
+  expect {
+    state = { request = "stop-pending", overflow = "idle" }
+  }
+}
+
+run "overflow chain: 'Other pending overflow recovery gets its one bounded attempt when enabled and unqueued' — with automatic reset off by settlement, the chain ends without a reset" {
+  state = { overflow = "pending" }
+  event "before_settle" {
+    outcome    = "error"
+    auto_reset = false
+    expect {
+      rules   = ["settle_overflow_chain_ends_without_reset_when_off"]
+      effects = []
+    }
+  }
+  expect {
+    state = { overflow = "idle" }
+  }
+}
+
+run "overflow chain: 'Other pending overflow recovery gets its one bounded attempt when enabled and unqueued' — a pending-spent chain moves to spent with no second reset" {
+  state = { overflow = "pending-spent" }
+  event "before_settle" {
+    outcome = "error"
+    expect {
+      rules   = ["settle_spent_overflow_chain_gets_no_second_reset"]
+      effects = []
+    }
+  }
+  expect {
+    state = { overflow = "spent" }
+  }
+}
+
+run "overflow chain: 'Other pending overflow recovery gets its one bounded attempt when enabled and unqueued' — queued work recovers nothing yet, also for a spent chain" {
+  state = { overflow = "pending-spent" }
+  event "before_settle" {
+    outcome = "error"
+    queued  = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { overflow = "pending-spent" }
+  }
+}
+
+run "overflow chain: 'Pending manual overflow ... does not require automatic reset enablement' — the manual path keeps its own rule when the chain would otherwise end" {
+  state = { request = "close-out", request_source = "manual", request_window = "w1", overflow = "pending" }
+  event "before_settle" {
+    outcome    = "error"
+    auto_reset = false
+    expect {
+      rules   = ["settle_manual_overflow_commits_without_continuation"]
+      effects = [{ effect = "commit_reset", continue = false, stop = true }]
     }
   }
 }

@@ -50,6 +50,12 @@ func (h *host) carryOut(ev string, effects []engine.Effect) error {
 				continue
 			}
 			h.compaction.cancel = true
+		case "suppress_summary":
+			if h.treeAnswer == nil {
+				h.notef("suppress_summary outside before_tree: there is no branch summary to suppress")
+				continue
+			}
+			h.treeAnswer.suppress = true
 		case "compact":
 			h.deferred = append(h.deferred, argInt(ef, "attempt"))
 		case "checkpoint":
@@ -353,7 +359,7 @@ func (h *host) hostCompaction(reason string, willRetry bool, attempt int64) (boo
 	cd := &compactDecision{}
 	h.compaction = cd
 	err := h.event("before_compact", map[string]any{"reason": reason, "will_retry": willRetry,
-		"signal_aborted": script != nil && script.SignalAborted})
+		"signal_aborted": script != nil && script.SignalAborted, "after_reset": hasMarker(path)})
 	h.compaction = nil
 	if err != nil {
 		return false, "", err
@@ -411,6 +417,17 @@ func hasConversation(path []*session.Entry) bool {
 			return false
 		}
 		if (e.Type() == session.TypeMessage && e.Role() != "system") || e.Type() == session.TypeCustomMessage {
+			return true
+		}
+	}
+	return false
+}
+
+// hasMarker reports whether the branch holds a reset marker: the
+// before_compact fact after_reset (a summary would carry erased history back).
+func hasMarker(path []*session.Entry) bool {
+	for _, e := range path {
+		if session.IsMarker(e) {
 			return true
 		}
 	}

@@ -411,8 +411,8 @@ func TestSeed000_BoundedOverflowRecovery_OneResetPerFailureChain(t *testing.T) {
 func TestSeed000_ManualOverflow_CommitsAndStopsWithAutoResetOff(t *testing.T) {
 	r := run(t, "wipe_memory_manual_overflow")
 	bc := on(r, "before_compact")
-	if len(bc) != 1 || !bc[0].Fired("automatic_compact_cancelled_during_close_out") {
-		t.Fatalf("Pi's overflow compaction must be cancelled during the close-out: %v", bc)
+	if len(bc) != 1 || !bc[0].Fired("automatic_compact_cancelled_while_active") {
+		t.Fatalf("Pi's overflow compaction must be cancelled while the policy is on: %v", bc)
 	}
 	if n := len(on(r, "compact_done")); n != 0 {
 		t.Errorf("%d compactions ran", n)

@@ -138,6 +138,11 @@ type compactDecision struct {
 	provide, cancel bool
 }
 
+// treeDecision collects the answer to before_tree.
+type treeDecision struct {
+	suppress bool
+}
+
 // callCtx collects the replies to a policy tool call.
 type callCtx struct {
 	replies   []string
@@ -179,6 +184,7 @@ type host struct {
 	deferred     []int64 // compact attempts, started once idle
 	boundary     *boundary
 	compaction   *compactDecision
+	treeAnswer   *treeDecision
 	call         *callCtx
 	wantContinue bool
 	stopRequest  bool
@@ -520,16 +526,28 @@ func (h *host) reopen() error {
 	return h.event("session_start", map[string]any{"reason": "resume"})
 }
 
-// tree navigates to a marked entry (/tree). A summary of the branch left
-// behind is suppressed when either branch crosses a reset (seed 000).
+// tree navigates to a marked entry (/tree). When a summary is wanted the
+// policy decides at before_tree whether to suppress it; the host reports
+// whether either branch crosses a reset (seed 000).
 func (h *host) tree(st *scenario.Tree) error {
 	target, ok := h.marks[st.Target]
 	if !ok {
 		return h.fail("tree %q: no mark of that name comes before this step", st.Target)
 	}
 	oldPath, newPath := h.sess.Path(), h.sess.PathTo(target)
+	suppress := false
+	if st.Summarize {
+		td := &treeDecision{}
+		h.treeAnswer = td
+		err := h.event("before_tree", map[string]any{"crosses_reset": session.SuppressTreeSummary(oldPath, newPath)})
+		h.treeAnswer = nil
+		if err != nil {
+			return err
+		}
+		suppress = td.suppress
+	}
 	switch {
-	case st.Summarize && session.SuppressTreeSummary(oldPath, newPath):
+	case st.Summarize && suppress:
 		if err := h.sess.Branch(target); err != nil {
 			return h.fail("%v", err)
 		}

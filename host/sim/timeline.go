@@ -128,7 +128,14 @@ func (l *Line) Label() string {
 		if yes("signal_aborted") {
 			s += ", signal_aborted"
 		}
+		if yes("after_reset") {
+			s += ", after_reset"
+		}
 		return "before_compact(" + s + ")"
+	case "before_tree":
+		if yes("crosses_reset") {
+			return "before_tree(crosses_reset)"
+		}
 	case "compact_done", "compact_failed":
 		s := str("reason")
 		if n := num("attempt"); n != 0 {

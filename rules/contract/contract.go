@@ -151,6 +151,7 @@ var Events = []Event{
 		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons},
 		{Name: "will_retry", Type: Bool, Default: false},
 		{Name: "signal_aborted", Type: Bool, Default: false},
+		{Name: "after_reset", Type: Bool, Default: false, Doc: "the current session branch already holds a reset marker, so a summary would carry erased history back"},
 	}},
 	{Name: "compact_done", Hook: "session_compact", Facts: []Fact{
 		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons},

@@ -5,12 +5,13 @@
 # when enabled and unqueued." "The one recovery has been used until the chain
 # settles."
 #
-# Pi's own overflow compaction is off (auto_compaction = false): the policy's
-# recovery is the only one.
+# Pi's defaults: its automatic compaction is on, and the policy cancels its
+# overflow compaction ("/compact while active: Cancel native compaction"), so
+# the policy's bounded recovery is the only one: no summary of the old
+# history is written.
 
 scenario "Overflow recovery resets once, and only once per failure chain" {
-  policy          = "wipe_memory"
-  auto_compaction = false
+  policy = "wipe_memory"
 }
 
 user "Summarise the production logs." {}
