@@ -39,7 +39,7 @@ import {
 } from "./protocol.ts";
 
 /** Where an effect is carried out: what the handler can return to Pi. */
-type Site = "turn_end" | "before_settle" | "request" | "before_compact" | "tool" | "command" | "other";
+type Site = "turn_end" | "before_settle" | "request" | "before_compact" | "before_tree" | "tool" | "command" | "other";
 
 type AgentMessages = ContextWithSystemEvent["messages"];
 
@@ -51,6 +51,7 @@ class Outcome {
 	stop = false;
 	reply: { text: string; terminate: boolean } | undefined;
 	compaction: SessionBeforeCompactResult | undefined;
+	tree: SessionBeforeTreeResult | undefined;
 	requestMessages: AgentMessages = [];
 	constructor(site: Site) {
 		this.site = site;
@@ -91,7 +92,11 @@ export class ResetPolicyHost {
 	private pendingWindow: string | undefined;
 	private pendingCompactionWindow: string | undefined;
 	private enabled = true;
-	private autoReset = true;
+	/**
+	 * Bumped by every lifecycle change (session start, tree, shutdown,
+	 * toggle, engine loss): work that awaited across one is stale.
+	 */
+	private generation = 0;
 	private requestDrafts: { window: string; draft: Draft }[] = [];
 	private stopRequested = false;
 	private inflightAttempt: number | undefined;
@@ -176,6 +181,7 @@ export class ResetPolicyHost {
 	}
 
 	private async onSessionShutdown(reason: string, ctx: ExtensionContext): Promise<void> {
+		this.generation++;
 		const engine = this.engine;
 		if (engine === undefined) return;
 		if (this.live) {
@@ -194,6 +200,7 @@ export class ResetPolicyHost {
 
 	/** The engine is gone: one visible error, no reset, Pi keeps working. */
 	private failSafe(reason: string): void {
+		this.generation++;
 		this.live = false;
 		this.pendingWindow = undefined;
 		this.pendingCompactionWindow = undefined;
@@ -210,6 +217,7 @@ export class ResetPolicyHost {
 	}
 
 	private resetSessionState(): void {
+		this.generation++;
 		this.windowId = "w1";
 		this.pendingWindow = undefined;
 		this.pendingCompactionWindow = undefined;
@@ -267,7 +275,9 @@ export class ResetPolicyHost {
 			window_id: this.windowId,
 			now_ms: Date.now(),
 			enabled: this.enabled,
-			auto_reset: this.autoReset,
+			// Seed 000 reads "automatic resets are enabled" from Pi's compaction
+			// setting: automatic compaction on means automatic resets on.
+			auto_reset: comp.enabled ?? true,
 			auto_compaction: comp.enabled ?? true,
 			tokens: Math.max(0, Math.round(usage?.tokens ?? 0)),
 			context_window: Math.round(usage?.contextWindow ?? model?.contextWindow ?? 200000),
@@ -320,12 +330,18 @@ export class ResetPolicyHost {
 			this.windowId = w;
 			this.pendingWindow = undefined;
 			this.requestDrafts = [];
+			// "UI success notices use confirmation, not the repair predicate,
+			// and remain committed-only": shown only now that the boundary is
+			// confirmed in the session.
+			const notice = this.init?.surface.messages.reset_notice;
+			if (notice !== undefined && notice !== "") ctx.ui.notify(notice, "info");
 		}
 	}
 
 	// ------------------------------------------------------------ hooks
 
 	private async onSessionTree(ctx: ExtensionContext): Promise<undefined> {
+		this.generation++;
 		this.pendingWindow = undefined;
 		this.requestDrafts = [];
 		const w = await this.request<{ windowId: string }>("activeWindow", { entries: this.fit(ctx.sessionManager.getBranch()) });
@@ -338,11 +354,16 @@ export class ResetPolicyHost {
 	private async onBeforeTree(e: SessionBeforeTreeEvent, ctx: ExtensionContext): Promise<SessionBeforeTreeResult | undefined> {
 		if (!e.preparation.userWantsSummary || e.preparation.oldLeafId === null) return undefined;
 		const sm = ctx.sessionManager;
+		// The host reports whether either branch crosses a reset; whether the
+		// summary is suppressed is the policy's before_tree decision.
 		const r = await this.request<{ suppress: boolean }>("suppressTreeSummary", {
 			oldPath: this.fit(sm.getBranch(e.preparation.oldLeafId)),
 			newPath: this.fit(sm.getBranch(e.preparation.targetId)),
 		});
-		return r.suppress ? { summary: { summary: "" } } : undefined;
+		const d = await this.decide(ctx, "before_tree", { crosses_reset: r.suppress });
+		const out = new Outcome("before_tree");
+		await this.apply(d.effects, out, ctx);
+		return out.tree;
 	}
 
 	private async onRequest(e: ContextWithSystemEvent, ctx: ExtensionContext): Promise<{ messages: AgentMessages } | undefined> {
@@ -362,7 +383,7 @@ export class ResetPolicyHost {
 				changed = true;
 			}
 		}
-		const d = await this.decide(ctx, "request", {});
+		const d = await this.decide(ctx, "request", { user_input: userInputAfterReset(e.messages) });
 		const out = new Outcome("request");
 		await this.apply(d.effects, out, ctx);
 		if (out.stop || this.stopRequested) {
@@ -383,20 +404,28 @@ export class ResetPolicyHost {
 		const syntheticAbort = msg.stopReason === "aborted" && ctx.signal?.aborted !== true;
 		let error = "";
 		if (e.outcome === "error") error = isContextOverflow(msg, ctx.model?.contextWindow) ? "overflow" : "other";
-		const d = await this.decide(ctx, "turn_end", {
-			outcome: e.outcome,
-			error,
-			synthetic_abort: syntheticAbort,
-			tool_results: e.toolResults.length,
-		});
 		const out = new Outcome("turn_end");
 		// Hidden request messages become durable at a completed turn, before
-		// any boundary; they are discarded otherwise.
+		// any boundary; they are discarded otherwise. They are collected
+		// before anything is awaited, so a failed decision or boundary build
+		// still keeps them ("preserve already-collected entries without
+		// claiming a continuation").
 		if (e.outcome === "completed" && !syntheticAbort) {
 			for (const r of this.requestDrafts) if (r.window === this.windowId) out.entries.push(r.draft);
 		}
 		this.requestDrafts = [];
-		await this.apply(d.effects, out, ctx, { turn: e });
+		try {
+			const d = await this.decide(ctx, "turn_end", {
+				outcome: e.outcome,
+				error,
+				synthetic_abort: syntheticAbort,
+				tool_results: e.toolResults.length,
+			});
+			await this.apply(d.effects, out, ctx, { turn: e });
+		} catch (err) {
+			if (!(err instanceof EngineDown)) ctx.ui.notify(`resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
+			out.continueRun = undefined;
+		}
 		return boundaryResult(e.entries, out);
 	}
 
@@ -439,6 +468,7 @@ export class ResetPolicyHost {
 			reason: e.reason,
 			will_retry: e.willRetry,
 			signal_aborted: e.signal.aborted,
+			after_reset: ctx.sessionManager.getBranch().some((x) => x.type === "custom" && MARKER_TYPES.includes(x.customType)),
 		});
 		const out = new Outcome("before_compact");
 		await this.apply(d.effects, out, ctx, { tokensBefore: e.preparation.tokensBefore });
@@ -490,6 +520,7 @@ export class ResetPolicyHost {
 				return;
 			}
 			this.enabled = args === "on";
+			this.generation++;
 			await this.guard(ctx, () => this.simple(ctx, "toggle", { on: this.enabled }));
 			ctx.ui.notify(`resetpolicy: ${this.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
 			return;
@@ -640,6 +671,9 @@ export class ResetPolicyHost {
 				case "provide_reset":
 					await this.provideReset(out, ctx, extra.tokensBefore ?? 0);
 					break;
+				case "suppress_summary":
+					if (out.site === "before_tree") out.tree = { summary: { summary: "" } };
+					break;
 				case "cancel_compaction":
 					if (out.site === "before_compact") out.compaction = { cancel: true };
 					if (typeof ef.text === "string" && ef.text !== "") ctx.ui.notify(ef.text, "warning");
@@ -702,12 +736,45 @@ export class ResetPolicyHost {
 		this.pi.sendMessage(msg, { triggerTurn: true, deliverAs: "steer" });
 	}
 
+	/** What a handler captures before awaiting, to recheck afterwards. */
+	private lifecycle(): { generation: number; session: string; window: string } {
+		return { generation: this.generation, session: this.sessionKey, window: this.windowId };
+	}
+
+	private current(l: { generation: number; session: string; window: string }, ctx: ExtensionContext): boolean {
+		return (
+			this.live &&
+			this.enabled &&
+			l.generation === this.generation &&
+			l.session === this.sessionKey &&
+			l.window === this.windowId &&
+			ctx.signal?.aborted !== true
+		);
+	}
+
 	private async commitReset(continueRun: boolean, stop: boolean, out: Outcome, ctx: ExtensionContext): Promise<void> {
 		if (!out.boundary) {
 			ctx.ui.notify("resetpolicy: a reset can only be committed at the end of a turn or before the run settles; nothing was reset.", "warning");
 			return;
 		}
-		const b = await this.request<DraftsResult>("boundary", {});
+		// Seed 000: "the handler captures its session/window generation before
+		// awaiting, then rechecks generation, session, window, enabled state,
+		// and abort status before returning drafts. A stale completion is
+		// discarded while incoming/budget entries survive ... Construction
+		// failures notify only while the initiating lifecycle is still current
+		// and preserve already-collected entries without claiming a
+		// continuation."
+		const before = this.lifecycle();
+		let b: DraftsResult;
+		try {
+			b = await this.request<DraftsResult>("boundary", {});
+		} catch (err) {
+			if (this.current(before, ctx) && !(err instanceof EngineDown)) {
+				ctx.ui.notify(`resetpolicy: the reset boundary could not be built (${errorText(err)}); nothing was reset.`, "error");
+			}
+			return;
+		}
+		if (!this.current(before, ctx)) return;
 		out.entries.push(...b.entries);
 		this.pendingWindow = b.windowId;
 		if (continueRun) out.continueRun = true;
@@ -833,7 +900,11 @@ export class ResetPolicyHost {
 
 	/** Completes a repairable reset tail with the drafts the engine builds. */
 	private async repair(ctx: ExtensionContext): Promise<void> {
+		const before = this.lifecycle();
 		const r = await this.request<RepairResult>("repair", { entries: this.fit(ctx.sessionManager.getBranch()) });
+		// "It awaits ... and rechecks lifecycle/window identity before sending
+		// a repaired boot or continuation."
+		if (!this.current(before, ctx)) return;
 		for (const d of r.entries) {
 			if (d.type === "custom_message") {
 				this.pi.sendMessage({ customType: d.customType, content: d.content, display: d.display, details: d.details });
@@ -850,6 +921,22 @@ function boundaryResult(incoming: SessionBoundaryDraft[], out: Outcome): Boundar
 	if (out.entries.length > 0) result.entries = [...incoming, ...(out.entries as SessionBoundaryDraft[])];
 	if (out.continueRun !== undefined) result.continue = out.continueRun;
 	return result.entries === undefined && result.continue === undefined ? undefined : result;
+}
+
+/**
+ * Whether a real user message follows the latest reset boundary in the
+ * request (its boot message, or the checkpoint's summary wrapper). Pi takes
+ * a steering or follow-up message off its queue before context_with_system,
+ * so the request carries it while `queued` is already false.
+ */
+function userInputAfterReset(messages: AgentMessages): boolean {
+	let last = -1;
+	messages.forEach((m, i) => {
+		const x = m as { role: string; customType?: string };
+		if (x.role === "compactionSummary" || (x.role === "custom" && (x.customType === "resetpolicy/boot" || x.customType === "pi-context/boot"))) last = i;
+	});
+	if (last < 0) return false;
+	return messages.slice(last + 1).some((m) => m.role === "user");
 }
 
 /** The request reduced to its system head: the replayed prompt and tools. */

@@ -54,7 +54,9 @@ test("seed 002 force at the limit: a completed turn at the active force limit is
 
 test("seed 002 summary failure → retry → pause after three, /autocompacter clears the failures and checkpoints", async () => {
 	const params = "params:\n  retry_delays_ms: [0]\n  cooldown_ms: 0\n";
-	const pi = await startPi({ project: project(params), contextWindow: 10000, compaction: { reserveTokens: 100 } });
+	// Departs from Pi's defaults: a 10000-token window holds less history
+	// than the default keepRecentTokens, so Pi would find nothing to compact.
+	const pi = await startPi({ project: project(params), contextWindow: 10000, compaction: { reserveTokens: 100, keepRecentTokens: 1 } });
 	const fail = () => fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid request: summary refused" });
 	try {
 		pi.respond(fauxAssistantMessage("answer 1"), fail());

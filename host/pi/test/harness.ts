@@ -105,13 +105,12 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	});
 	modelRuntime.registerNativeProvider(faux.provider);
 
-	const settingsManager = SettingsManager.inMemory(
-		{
-			compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1, ...opts.compaction },
-			retry: { enabled: false },
-		},
-		{ projectTrusted: opts.trusted ?? true },
-	);
+	// Pi's default settings (automatic compaction on, default reserveTokens
+	// and keepRecentTokens, retries on); a test that departs passes
+	// opts.compaction and says why in a comment.
+	const settingsManager = SettingsManager.inMemory(opts.compaction !== undefined ? { compaction: opts.compaction } : {}, {
+		projectTrusted: opts.trusted ?? true,
+	});
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
 		agentDir,

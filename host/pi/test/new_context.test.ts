@@ -3,14 +3,29 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
-import { contiguous, labels, requestTexts, settle, startPi } from "./harness.ts";
+import { contiguous, labels, type Pi, requestTexts, settle, startPi } from "./harness.ts";
 
 const PROJECT = { ".pi/resetpolicy.yaml": "policy: new_context\n" };
 const PAD = "lorem ipsum dolor sit amet ".repeat(340); // about 2300 tokens
 
+/**
+ * Three exchanges of about 11500 tokens each: more history than Pi's default
+ * keepRecentTokens (20000), so Pi finds something to compact ("Pi also
+ * determines compaction eligibility before the extension hook").
+ */
+async function fillHistory(pi: Pi): Promise<void> {
+	for (let i = 0; i < 3; i++) {
+		pi.respond(fauxAssistantMessage(`noted part ${i}`));
+		await pi.session.prompt(`part ${i}: ${PAD.repeat(5)}`);
+		await settle(pi);
+	}
+}
+
 test("seed 001 explicit success: new_context compacts at settle through one attempt, then continues in the fresh window", async () => {
 	const pi = await startPi({ project: PROJECT });
 	try {
+		await fillHistory(pi);
+		const before = pi.requests.length;
 		pi.respond(fauxAssistantMessage(fauxToolCall("new_context", {})), fauxAssistantMessage("fresh start"));
 		await pi.session.prompt("do the task");
 		await settle(pi);
@@ -31,9 +46,9 @@ test("seed 001 explicit success: new_context compacts at settle through one atte
 		assert.ok(reset !== undefined && reset.type === "compaction");
 		assert.equal(reset.firstKeptEntryId, reset.id, "retain-none: the compaction keeps only itself");
 		assert.match(JSON.stringify(reset.details), /"windowId":"w-/);
-		assert.equal(pi.requests.length, 2, "the reset itself takes no model turn");
-		const fresh = requestTexts(pi.requests[1]!);
-		assert.ok(!fresh.some((t) => t.includes("do the task")), fresh.join(" | "));
+		assert.equal(pi.requests.length - before, 2, "the reset itself takes no model turn");
+		const fresh = requestTexts(pi.requests[pi.requests.length - 1]!);
+		assert.ok(!fresh.some((t) => t.includes("do the task") || t.includes("lorem ipsum")), fresh.join(" | "));
 		const result = entries.find((e) => e.type === "message" && e.message.role === "toolResult");
 		assert.match(JSON.stringify(result), /New context requested/);
 	} finally {
@@ -42,17 +57,22 @@ test("seed 001 explicit success: new_context compacts at settle through one atte
 });
 
 test("seed 001 instant automatic reset: threshold compaction is answered with the reset boundary, no model turn", async () => {
-	const pi = await startPi({ project: PROJECT, contextWindow: 10000, compaction: { reserveTokens: 8000 } });
+	// Pi's default settings; a 60000-token window crosses Pi's threshold
+	// (window minus the default 16384 reserve) after four exchanges, with
+	// more history than the default keepRecentTokens to compact.
+	const pi = await startPi({ project: PROJECT, contextWindow: 60000 });
 	try {
+		await fillHistory(pi);
 		pi.respond(fauxAssistantMessage("read it"), fauxAssistantMessage("answer in the fresh window"));
-		await pi.session.prompt(PAD);
+		await pi.session.prompt(`part 3: ${PAD.repeat(5)}`);
 		await settle(pi);
+		const before = pi.requests.length;
 		await pi.session.prompt("second question");
 		await settle(pi);
 		const got = labels(pi.persisted());
-		assert.ok(contiguous(got, ["compaction:reset", "user:second question", "assistant:answer in the fresh window"]), got.join(", "));
-		assert.equal(pi.requests.length, 2, "no model turn for the reset");
-		const second = requestTexts(pi.requests[1]!);
+		assert.ok(contiguous(got, ["assistant:read it", "compaction:reset", "user:second question", "assistant:answer in the fresh window"]), got.join(", "));
+		assert.equal(pi.requests.length - before, 1, "no model turn for the reset");
+		const second = requestTexts(pi.requests[pi.requests.length - 1]!);
 		assert.ok(!second.some((t) => t.includes("lorem ipsum")), "the old window is gone from the request");
 		assert.ok(second.some((t) => t.includes("second question")));
 	} finally {
@@ -62,7 +82,7 @@ test("seed 001 instant automatic reset: threshold compaction is answered with th
 
 test("seed 001 core compaction rejection: the attempt fails with a warning, history stays, the next prompt works", async () => {
 	// Pi's default keepRecentTokens leaves nothing to compact in a short session.
-	const pi = await startPi({ project: PROJECT, compaction: { keepRecentTokens: 20000 } });
+	const pi = await startPi({ project: PROJECT });
 	try {
 		pi.respond(fauxAssistantMessage(fauxToolCall("new_context", {})));
 		await pi.session.prompt("do the task");

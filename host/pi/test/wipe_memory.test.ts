@@ -200,7 +200,9 @@ test("seed 000 queued follow-up is answered before the manual stop commits", asy
 });
 
 test("seed 000 hard reserve: a completed turn at Pi's reserve commits at turn_end and continues", async () => {
-	const pi = await startPi({ contextWindow: 10000, compaction: { enabled: false, reserveTokens: 8000 } });
+	// A 10000-token window cannot hold Pi's default 16384-token reserve; the
+	// rest of Pi's compaction settings stay at their defaults.
+	const pi = await startPi({ contextWindow: 10000, compaction: { reserveTokens: 8000 } });
 	try {
 		pi.respond(fauxAssistantMessage("read it"), fauxAssistantMessage("fresh and small"));
 		await pi.session.prompt(PAD);
