@@ -66,9 +66,12 @@ slot "attempt_seq" {
   description = "The last attempt number handed out. It is never reset, so every attempt of the session has its own number."
 }
 
+# "once per window": a durable slot, persisted on the session branch and
+# restored from it on reopen, fork and tree navigation.
 slot "warned_window" {
   type        = string
   initial     = ""
+  durable     = true
   description = "The window whose checkpoint warning went out; it is not repeated in that window."
 }
 

@@ -90,15 +90,22 @@ slot "draft_window" {
   description = "The window the budget draft was staged for."
 }
 
+# "After a budget warning is durable, the extension does not repeat it in that
+# window." Durable means in the session: these two latches are durable slots,
+# persisted on the session branch and restored from it when the session is
+# reopened, forked or navigated, so "once per window" holds across all three
+# (a branch that never got the warning gets it).
 slot "reminder_window" {
   type        = string
   initial     = ""
+  durable     = true
   description = "The window whose early budget reminder is durable; it is not repeated in that window."
 }
 
 slot "warning_window" {
   type        = string
   initial     = ""
+  durable     = true
   description = "The window whose budget close-out warning is durable; it is not repeated in that window."
 }
 

@@ -16,8 +16,13 @@ type Slot struct {
 	Type        lang.Type // String for enums
 	Enum        []string  // set for enum slots
 	Initial     lang.Value
-	Index       int
-	DeclRange   hcl.Range
+	// Durable slots survive reopening, forking and navigating the session:
+	// the host persists their values in the session branch after a
+	// decision changes one and restores them from the branch at
+	// session_start and session_tree (rules/README.md, "Durable state").
+	Durable   bool
+	Index     int
+	DeclRange hcl.Range
 }
 
 // IsEnum reports whether the slot is an enum (a phase).
@@ -29,6 +34,7 @@ var slotSchema = &hcl.BodySchema{
 		{Name: "values"},
 		{Name: "initial"},
 		{Name: "description"},
+		{Name: "durable"},
 	},
 }
 
@@ -83,6 +89,17 @@ func decodeSlot(b *hcl.Block, index int) (*Slot, hcl.Diagnostics) {
 	default:
 		diags = append(diags, errorAt(ptr(b.DefRange), "Missing slot type", "slot %q needs type = string|number|int|bool|time, or values = [...] for an enum", s.Name))
 		return s, diags
+	}
+	if a, ok := content.Attributes["durable"]; ok {
+		v, d := literalValue(a.Expr, "durable")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
+				diags = append(diags, errorAt(ptr(a.Expr.Range()), "Wrong durable value", "durable is true or false"))
+			} else {
+				s.Durable = v.True()
+			}
+		}
 	}
 	if a, ok := content.Attributes["initial"]; ok {
 		v, d := literalValue(a.Expr, "an initial value")

@@ -50,6 +50,11 @@ type Surface struct {
 	Commands []Command         `json:"commands"`
 	Messages map[string]string `json:"messages"`
 	Params   []Param           `json:"params"`
+	// Durable maps each durable slot to its initial value: the host
+	// persists these slots in the session branch and restores them at
+	// session_start and session_tree (the initial value when the branch
+	// holds none).
+	Durable map[string]any `json:"durable"`
 }
 
 // Tool is a tool the host registers for the model.
@@ -258,6 +263,12 @@ func surface(p *rules.Policy) Surface {
 		sf.Messages[m.Name] = strings.TrimRight(m.Text, "\n")
 	}
 	sf.Params = ParamsInForce(p)
+	sf.Durable = map[string]any{}
+	for _, sl := range p.Slots {
+		if sl.Durable {
+			sf.Durable[sl.Name] = sl.Initial.Interface(sl.Type)
+		}
+	}
 	return sf
 }
 

@@ -61,6 +61,10 @@ func (h *host) event(name string, own map[string]any) error {
 	outer := h.line
 	h.line = line
 	err = h.carryOut(name, d.Effects)
+	if err == nil {
+		// After the decision's own entries (a reset boundary stays whole).
+		h.persistDurable()
+	}
 	h.line = outer
 	return err
 }

@@ -126,10 +126,16 @@ func describe(es []*session.Entry) []string {
 	return out
 }
 
-// pathAfter returns the descriptions of the active branch's entries from
-// the first one whose description starts with prefix.
+// pathFrom returns the descriptions of the active branch's entries from
+// the first one whose description starts with prefix, leaving out the
+// durable-state entries (bookkeeping outside the model's context).
 func pathFrom(r *sim.Result, prefix string) []string {
-	d := describe(r.Session.Path())
+	var d []string
+	for _, s := range describe(r.Session.Path()) {
+		if s != "custom("+sim.StateType+")" {
+			d = append(d, s)
+		}
+	}
 	for i, s := range d {
 		if strings.HasPrefix(s, prefix) {
 			return d[i:]

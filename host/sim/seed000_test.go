@@ -670,3 +670,22 @@ func TestSeed000_ToggleOffClearsTransientState(t *testing.T) {
 	}
 	noReset(t, r)
 }
+
+// "After a budget warning is durable, the extension does not repeat it in
+// that window", across a reopen: the durable slots are persisted on the
+// branch and restored at session start.
+func TestSeed000_DurableWarning_NotRepeatedAfterReopen(t *testing.T) {
+	r := run(t, "wipe_memory_reopen_durable")
+	if n := len(fired(r, "budget_warning_staged_once_per_window")); n != 1 {
+		t.Fatalf("the warning went out %d times, want once in the window", n)
+	}
+	var states int
+	for _, e := range r.Session.Path() {
+		if sim.DescribeEntry(e) == "custom("+sim.StateType+")" {
+			states++
+		}
+	}
+	if states != 1 {
+		t.Errorf("%d durable-state entries, want one (when the warning became durable)", states)
+	}
+}

@@ -151,13 +151,16 @@ type callCtx struct {
 
 // host is the simulated Pi host.
 type host struct {
-	pol  *rules.Policy
-	eng  *engine.Engine
-	es   *engine.Session
-	sess *session.Session
-	sc   *scenario.Scenario
-	opts Options
-	res  *Result
+	pol *rules.Policy
+	eng *engine.Engine
+	es  *engine.Session
+	// durable is the durable slots' values on the branch, as last
+	// restored or persisted.
+	durable map[string]any
+	sess    *session.Session
+	sc      *scenario.Scenario
+	opts    Options
+	res     *Result
 
 	pos  int           // next step
 	step scenario.Step // step being followed
@@ -244,6 +247,7 @@ func Run(p *rules.Policy, sc *scenario.Scenario, opts Options) (*Result, error) 
 		h.add(e)
 	}
 	h.adoptWindow()
+	h.restoreDurable()
 	err := h.simulate()
 	h.res.Session, h.res.Window = h.sess, h.window
 	return h.res, err
@@ -522,6 +526,7 @@ func (h *host) reopen() error {
 	h.es = h.eng.NewSession()
 	h.steerQ, h.followQ, h.drafts = nil, nil, nil
 	h.adoptWindow()
+	h.restoreDurable()
 	h.notef("session file written (%d entries) and read back", len(s.Entries()))
 	return h.event("session_start", map[string]any{"reason": "resume"})
 }
@@ -566,6 +571,7 @@ func (h *host) tree(st *scenario.Tree) error {
 	}
 	h.drafts = nil
 	h.adoptWindow()
+	h.restoreDurable()
 	h.notef("tree: leaf moved to %s", target)
 	return h.event("session_tree", nil)
 }

@@ -28,6 +28,7 @@ import {
 	CONTINUATION_TYPE,
 	MARKER_TYPES,
 	MESSAGE_TYPE_PREFIX,
+	STATE_TYPE,
 	type Decision,
 	type Draft,
 	type DraftsResult,
@@ -97,6 +98,8 @@ export class ResetPolicyHost {
 	 * toggle, engine loss): work that awaited across one is stale.
 	 */
 	private generation = 0;
+	/** The durable slots' values on the current branch (as last restored or persisted). */
+	private durable: Record<string, unknown> = {};
 	private requestDrafts: { window: string; draft: Draft }[] = [];
 	private stopRequested = false;
 	private inflightAttempt: number | undefined;
@@ -144,6 +147,7 @@ export class ResetPolicyHost {
 		await this.guard(ctx, async () => {
 			const w = await this.request<{ windowId: string }>("activeWindow", { entries: this.fit(ctx.sessionManager.getBranch()) });
 			this.windowId = w.windowId !== "" ? w.windowId : "w1";
+			await this.restoreDurable(ctx);
 			const d = await this.decide(ctx, "session_start", { reason });
 			await this.apply(d.effects, new Outcome("other"), ctx);
 		});
@@ -287,11 +291,63 @@ export class ResetPolicyHost {
 		};
 	}
 
-	private decide(ctx: ExtensionContext, event: string, extra: Record<string, unknown>): Promise<Decision> {
-		return this.request<Decision>("decide", {
+	private async decide(ctx: ExtensionContext, event: string, extra: Record<string, unknown>): Promise<Decision> {
+		const d = await this.request<Decision>("decide", {
 			session: this.sessionKey,
 			event: { event, ...this.facts(ctx), ...extra },
 		});
+		this.persistDurable(d.state);
+		return d;
+	}
+
+	// ------------------------------------------------------------ durable state
+
+	/**
+	 * Appends the durable slots to the branch when a decision changed one,
+	 * so that reopening, forking or navigating the session finds them. A
+	 * custom entry is outside the model's context and neutral to the reset
+	 * boundary checks.
+	 */
+	private persistDurable(state: Record<string, unknown> | undefined): void {
+		const names = Object.keys(this.init?.surface.durable ?? {});
+		if (names.length === 0 || state === undefined) return;
+		const slots: Record<string, unknown> = {};
+		for (const n of names) slots[n] = state[n];
+		if (names.every((n) => this.durable[n] === slots[n])) return;
+		this.durable = slots;
+		this.pi.appendEntry(STATE_TYPE, { policy: this.init?.policy.name ?? "", slots });
+	}
+
+	/**
+	 * Restores the durable slots from the latest state entry of this policy
+	 * on the current branch (their initial values when there is none), keeping
+	 * every other slot as it is.
+	 */
+	private async restoreDurable(ctx: ExtensionContext): Promise<void> {
+		const initial = this.init?.surface.durable ?? {};
+		const names = Object.keys(initial);
+		this.durable = {};
+		if (names.length === 0) return;
+		const values: Record<string, unknown> = { ...initial };
+		const branch = ctx.sessionManager.getBranch();
+		for (let i = branch.length - 1; i >= 0; i--) {
+			const e = branch[i]!;
+			if (e.type !== "custom" || e.customType !== STATE_TYPE) continue;
+			const data = e.data as { policy?: unknown; slots?: unknown } | undefined;
+			if (data?.policy !== this.init?.policy.name || typeof data?.slots !== "object" || data.slots === null) continue;
+			const saved = data.slots as Record<string, unknown>;
+			for (const n of names) if (n in saved) values[n] = saved[n];
+			break;
+		}
+		const snap = await this.request<{ state: Record<string, unknown> }>("snapshot", { session: this.sessionKey });
+		let state = snap.state;
+		try {
+			state = (await this.request<{ state: Record<string, unknown> }>("restore", { session: this.sessionKey, state: { ...snap.state, ...values } })).state;
+		} catch (err) {
+			// A malformed entry leaves the state as it was.
+			if (err instanceof EngineDown) throw err;
+		}
+		for (const n of names) this.durable[n] = state[n];
 	}
 
 	private async simple(ctx: ExtensionContext, event: string, extra: Record<string, unknown>): Promise<undefined> {
@@ -346,6 +402,7 @@ export class ResetPolicyHost {
 		this.requestDrafts = [];
 		const w = await this.request<{ windowId: string }>("activeWindow", { entries: this.fit(ctx.sessionManager.getBranch()) });
 		this.windowId = w.windowId !== "" ? w.windowId : "w1";
+		await this.restoreDurable(ctx);
 		const d = await this.decide(ctx, "session_tree", {});
 		await this.apply(d.effects, new Outcome("other"), ctx);
 		return undefined;

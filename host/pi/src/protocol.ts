@@ -34,6 +34,8 @@ export interface Surface {
 	commands: PolicyCommand[];
 	messages: Record<string, string>;
 	params: ParamInForce[];
+	/** Durable slots and their initial values (rules/README.md, "Durable state"). */
+	durable?: Record<string, unknown>;
 }
 
 export interface InitializeResult {
@@ -95,3 +97,5 @@ export const MARKER_TYPES = ["resetpolicy/reset-marker", "pi-context/reset-marke
 export const CONTINUATION_TYPE = "resetpolicy/continuation";
 /** Hidden messages the policy injects are written as resetpolicy/<message name>. */
 export const MESSAGE_TYPE_PREFIX = "resetpolicy/";
+/** The custom entry that holds the policy's durable slots on the branch. */
+export const STATE_TYPE = "resetpolicy/state";

@@ -209,9 +209,13 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	};
 }
 
-/** A short label per entry: type, role or custom type. Handy in assertions. */
+/**
+ * A short label per entry: type, role or custom type. Handy in assertions.
+ * The policy's durable-state entries (resetpolicy/state) are bookkeeping
+ * outside the model's context and are left out; durableStates() reads them.
+ */
 export function labels(entries: SessionEntry[]): string[] {
-	return entries.map((e) => {
+	return entries.filter((e) => !(e.type === "custom" && e.customType === "resetpolicy/state")).map((e) => {
 		switch (e.type) {
 			case "message": {
 				const m = e.message as { role: string; customType?: string; content?: unknown };
@@ -238,6 +242,13 @@ export function labels(entries: SessionEntry[]): string[] {
 				return e.type;
 		}
 	});
+}
+
+/** The durable slots persisted on the branch, oldest first. */
+export function durableStates(entries: SessionEntry[]): Record<string, unknown>[] {
+	return entries
+		.filter((e) => e.type === "custom" && e.customType === "resetpolicy/state")
+		.map((e) => ((e as { data: { slots: Record<string, unknown> } }).data.slots));
 }
 
 /** The text of every message of a provider request, one string per message. */

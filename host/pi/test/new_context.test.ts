@@ -1,6 +1,9 @@
 // new_context in Pi's real agent loop: seed 001's scripted SDK tests.
 
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
 import { contiguous, labels, type Pi, requestTexts, settle, startPi } from "./harness.ts";
@@ -101,5 +104,35 @@ test("seed 001 core compaction rejection: the attempt fails with a warning, hist
 		assert.equal(pi.requests.length, 2, "no retry loop");
 	} finally {
 		await pi.dispose();
+	}
+});
+
+test("seed 001 the checkpoint warning is steered 'once per window', also after the session file is reopened", async () => {
+	const dir = mkdtempSync(join(tmpdir(), "resetpolicy-durable-"));
+	const warnings = (pi: Pi) => labels(pi.persisted()).filter((l) => l === "custom_message:resetpolicy/checkpoint_warning").length;
+	try {
+		// A 20000-token window is inside the warning runway from the start.
+		const first = await startPi({ dir, project: PROJECT, contextWindow: 20000 });
+		let file = "";
+		try {
+			first.respond(fauxAssistantMessage("an answer"));
+			await first.session.prompt("keep going");
+			await settle(first);
+			file = first.sessionFile();
+			assert.equal(warnings(first), 1);
+		} finally {
+			await first.dispose();
+		}
+		const again = await startPi({ dir, project: PROJECT, contextWindow: 20000, sessionFile: file });
+		try {
+			again.respond(fauxAssistantMessage("another answer"));
+			await again.session.prompt("and more");
+			await settle(again);
+			assert.equal(warnings(again), 1, labels(again.persisted()).join(", "));
+		} finally {
+			await again.dispose();
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
 	}
 });

@@ -2,9 +2,12 @@
 // a policy that says nothing would leave Pi's own behaviour in charge.
 
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
-import { BOUNDARY, contiguous, labels, requestTexts, settle, startPi, type Pi } from "./harness.ts";
+import { BOUNDARY, contiguous, durableStates, labels, requestTexts, settle, startPi, type Pi } from "./harness.ts";
 
 const PAD = "lorem ipsum dolor sit amet ".repeat(340); // about 2300 tokens
 const OVERFLOW = "prompt is too long: 213462 tokens > 200000 maximum";
@@ -168,3 +171,61 @@ test("seed 000 /tree: the summary suppression is the policy's before_tree decisi
 		await pi.dispose();
 	}
 });
+
+test("seed 000 'After a budget warning is durable, the extension does not repeat it in that window', across reopening the session file", async () => {
+	const dir = mkdtempSync(join(tmpdir(), "resetpolicy-durable-"));
+	try {
+		// A 20000-token window is inside the warning runway from the start.
+		const first = await startPi({ dir, contextWindow: 20000 });
+		let file = "";
+		try {
+			first.respond(fauxAssistantMessage("an answer"));
+			await first.session.prompt("keep going");
+			await settle(first);
+			file = first.sessionFile();
+			assert.equal(countWarnings(first), 1);
+			assert.deepEqual(durableStates(first.persisted()), [{ reminder_window: "w1", warning_window: "w1" }]);
+			assert.ok(first.notices.some((n) => n.text.startsWith("Context window nearly full")));
+		} finally {
+			await first.dispose();
+		}
+		const again = await startPi({ dir, contextWindow: 20000, sessionFile: file });
+		try {
+			again.respond(fauxAssistantMessage("another answer"));
+			await again.session.prompt("and more");
+			await settle(again);
+			assert.equal(countWarnings(again), 1, `no second warning in the same window: ${labels(again.persisted()).join(", ")}`);
+			assert.ok(!requestTexts(again.requests[0]!).slice(-1)[0]!.includes("Context checkpoint"), "the reopened request carries no new warning");
+			assert.ok(!again.notices.some((n) => n.text.startsWith("Context window nearly full")), JSON.stringify(again.notices));
+		} finally {
+			await again.dispose();
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+});
+
+test("durable state follows the branch: /tree back to before the warning forgets it, so that branch is warned", async () => {
+	const pi = await startPi({ contextWindow: 20000 });
+	try {
+		pi.respond(fauxAssistantMessage("an answer"));
+		await pi.session.prompt("keep going");
+		await settle(pi);
+		assert.equal(countWarnings(pi), 1);
+		const user = pi.persisted().find((e) => e.type === "message" && e.message.role === "user");
+		assert.ok(user !== undefined);
+		// The user message's parent: the branch before the warning was made durable.
+		await pi.session.navigateTree(user.parentId!, { summarize: false });
+		pi.respond(fauxAssistantMessage("a second branch"));
+		await pi.session.prompt("another way");
+		await settle(pi);
+		const last = requestTexts(pi.requests[pi.requests.length - 1]!);
+		assert.match(last[last.length - 1]!, /Context checkpoint/, "the new branch gets its own warning");
+	} finally {
+		await pi.dispose();
+	}
+});
+
+function countWarnings(pi: Pi): number {
+	return labels(pi.persisted()).filter((l) => l === "custom_message:resetpolicy/checkpoint_warning").length;
+}
