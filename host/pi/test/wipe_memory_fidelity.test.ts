@@ -43,6 +43,25 @@ test("seed 000 `/compact` while active: a manual /compact with no close-out arme
 	}
 });
 
+test("seed 000 `/compact` while switched off: a branch that already holds a reset is not summarised (after_reset)", async () => {
+	const pi = await startPi();
+	try {
+		pi.respond(fauxAssistantMessage(fauxToolCall("wipe_memory", {})), fauxAssistantMessage("fresh"));
+		await pi.session.prompt("fix the bug");
+		await settle(pi);
+		await fillHistory(pi);
+		await pi.session.prompt("/resetpolicy off");
+		const before = pi.requests.length;
+		pi.respond(fauxAssistantMessage("a summary that would carry wiped history back"));
+		await assert.rejects(pi.session.compact(), /cancelled/i);
+		assert.equal(pi.requests.length, before, "no summary was requested from the model");
+		assert.ok(!labels(pi.persisted()).includes("compaction:summary"));
+		assert.ok(pi.notices.some((n) => n.text.includes("holds a context reset")), JSON.stringify(pi.notices));
+	} finally {
+		await pi.dispose();
+	}
+});
+
 test("seed 000 bounded overflow recovery: a provider overflow is recovered exactly once, by the policy's own boundary; no summary compaction", async () => {
 	const pi = await startPi({ decisionLog: true });
 	try {
