@@ -136,3 +136,27 @@ test("seed 001 the checkpoint warning is steered 'once per window', also after t
 		rmSync(dir, { recursive: true, force: true });
 	}
 });
+
+test("seed 001 'or rides into Pi's automatic compaction, which resets on the spot': a native reset satisfies a pending new_context, no second attempt", async () => {
+	// Pi's default settings; a 60000-token window crosses Pi's threshold in
+	// the turn that calls new_context.
+	const pi = await startPi({ project: PROJECT, contextWindow: 60000, decisionLog: true });
+	try {
+		await fillHistory(pi);
+		const before = pi.requests.length;
+		pi.respond(fauxAssistantMessage(fauxToolCall("new_context", {})), fauxAssistantMessage("must not be asked for"));
+		await pi.session.prompt(`part 3: ${PAD.repeat(5)}`);
+		await settle(pi);
+		await settle(pi);
+		const got = labels(pi.persisted());
+		assert.equal(got.filter((l) => l === "compaction:reset").length, 1, got.join(", "));
+		assert.ok(!got.includes("custom_message:resetpolicy/continuation"), `no continuation: ${got.join(", ")}`);
+		assert.equal(pi.requests.length - before, 1, "no model turn after the reset");
+		assert.ok(!pi.notices.some((n) => n.text.startsWith("The new context could not be started")), JSON.stringify(pi.notices));
+		const rules = pi.decisions().flatMap((d) => d.rules);
+		assert.ok(rules.includes("native_reset_satisfies_pending_request"), rules.join(", "));
+		assert.ok(!rules.includes("settled_starts_one_identified_attempt"), "no second attempt");
+	} finally {
+		await pi.dispose();
+	}
+});
