@@ -68,8 +68,13 @@ func TestSeed002_RequestCheckpointResume(t *testing.T) {
 	if roles := strings.Join(session.Canonical(upTo).Roles(), ","); roles != "system,compactionSummary" {
 		t.Errorf("the context after the checkpoint is %s", roles)
 	}
+	// Inside the cooldown /autocompacter is answered and dropped; after it,
 	// /autocompacter while idle checkpoints at once and resumes.
-	cmd := on(r, "command")[0]
+	cmds := on(r, "command")
+	if len(cmds) != 2 || !cmds[0].Fired("autocompacter_inside_cooldown_dropped") || len(cmds[0].Entries) != 0 {
+		t.Fatalf("/autocompacter inside the cooldown: %v", cmds)
+	}
+	cmd := cmds[1]
 	if !cmd.Fired("autocompacter_when_idle_checkpoints_now") || len(cmd.Entries) != 1 {
 		t.Errorf("/autocompacter: %s", cmd)
 	}
