@@ -523,14 +523,17 @@ group "request" {
   # "the user runs /autocompacter" ... "A requested checkpoint starts the
   # next model turn. The agent resumes from the summary." Idle, there is no
   # turn to wait for: the checkpoint is taken now (it also takes up a request
-  # still stored from an earlier run).
+  # still stored from an earlier run). Nothing is pending while idle, so a
+  # failed summary leaves the agent idle, as Pi's own /compact does ("Requested
+  # work ... can continue": there is no work in progress to continue, and a
+  # "continue" turn after a failure would be one nobody asked for).
   rule "autocompacter_when_idle_checkpoints_now" {
     on   = "command"
     when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
     to   = { phase = "summarizing", request = "none" }
     set = {
       requested      = "true"
-      resume         = "true"
+      resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
     }

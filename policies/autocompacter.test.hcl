@@ -196,7 +196,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     }
   }
   expect {
-    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = true, checkpoint_seq = 4, checkpoint_id = 4 }
+    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = false, checkpoint_seq = 4, checkpoint_id = 4 }
   }
 }
 
@@ -245,7 +245,23 @@ run "lifecycle: 'or the user runs /autocompacter' when idle: the checkpoint is t
     }
   }
   expect {
-    state = { request = "none", phase = "summarizing", resume = true }
+    state = { request = "none", phase = "summarizing", requested = true, resume = false }
+  }
+}
+
+run "errors: 'Requested work and turns with pending work can continue': /autocompacter while idle has no work in progress, so a failure leaves the agent idle" {
+  event "command" {
+    name = "autocompacter"
+    idle = true
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    error   = "overloaded"
+    expect {
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The next automatic attempt waits 5 s, until a turn ends after that." }]
+    }
   }
 }
 
@@ -557,7 +573,7 @@ run "lifecycle: 'Session replacement also cancels stale work.': the late summary
     expect {
       rules   = []
       effects = []
-      state   = { phase = "summarizing", resume = true, compacted = false, checkpoint_seq = 2, checkpoint_id = 2, cooldown_until = 0 }
+      state   = { phase = "summarizing", resume = false, compacted = false, checkpoint_seq = 2, checkpoint_id = 2, cooldown_until = 0 }
     }
   }
   event "summary_done" {
@@ -603,8 +619,8 @@ run "lifecycle: 'Session replacement also cancels stale work.': a late failure o
     ok      = false
     now_ms  = 6000
     expect {
-      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error" }]
     }
   }
   expect {
