@@ -87,8 +87,10 @@ test("seed 002 'A session tree change reloads them.': /autocompacter set and res
 		pi.respond(fauxAssistantMessage("hello"));
 		await pi.session.prompt("hi");
 		await settle(pi);
-		await pi.session.prompt("/autocompacter set 20000 25000 30000");
-		assert.ok(pi.notices.some((n) => n.text === "Saved. notice_limit = 20000, warning_limit = 25000, force_limit = 30000"), JSON.stringify(pi.notices));
+		for (const [name, value] of [["notice", 20000], ["warning", 25000], ["force", 30000]] as const) {
+			await pi.session.prompt(`/autocompacter set ${name} ${value}`);
+			assert.ok(pi.notices.some((n) => n.text === `Saved. ${name}_limit = ${value}`), JSON.stringify(pi.notices));
+		}
 		assert.match(readFileSync(join(pi.cwd, ".pi/resetpolicy.yaml"), "utf8"), /force_limit: 30000/);
 
 		// The tree change drops the session's own copy of the limit; the
