@@ -622,7 +622,7 @@ export class ResetPolicyHost {
 	private async onPolicyCommand(name: string, args: string, ctx: ExtensionCommandContext): Promise<void> {
 		this.lastCtx = ctx;
 		if (!this.live) {
-			ctx.ui.notify(`resetpolicy: the policy engine is not running (${this.engine?.reason ?? "not started"}); /${name} did nothing.`, "error");
+			this.say(ctx, `resetpolicy: the policy engine is not running (${this.engine?.reason ?? "not started"}); /${name} did nothing.`, "error");
 			return;
 		}
 		await this.guard(ctx, async () => {
