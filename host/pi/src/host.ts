@@ -180,7 +180,7 @@ export class ResetPolicyHost {
 			this.init = init;
 			this.live = true;
 			this.registerSurface(init);
-			if (init.error !== undefined && init.error !== "") ctx.ui.notify(init.error, "error");
+			if (init.error !== undefined && init.error !== "") this.say(ctx, init.error, "error");
 			return true;
 		} catch (err) {
 			this.failSafe(errorText(err));
