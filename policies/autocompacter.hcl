@@ -740,12 +740,14 @@ group "summary" {
   # "The extension adds a self-retaining Pi compaction entry." A saved
   # checkpoint ends the cycle (notices may go out again), ends the failure
   # run, and starts the cooldown: "The extension waits 10 seconds after a
-  # checkpoint."
+  # checkpoint." A request stored while it was written is satisfied by it
+  # ("This cooldown prevents repeated requests without new work"): kept, it
+  # would fire at the first turn end after the cooldown, however unrelated.
   rule "checkpoint_saved_starts_new_cycle" {
     on   = "summary_done"
     from = { phase = "summarizing" }
     when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && event.ok"
-    to   = { phase = "idle" }
+    to   = { phase = "idle", request = "none" }
     set = {
       checkpoint_id  = "0"
       resume         = "false"

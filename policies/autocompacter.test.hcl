@@ -473,7 +473,7 @@ run "lifecycle: 'Pi finishes the current assistant turn': a synthetic abort is n
   }
 }
 
-run "lifecycle: 'The extension stores one request.': a request made while a checkpoint is written waits for it" {
+run "lifecycle: 'This cooldown prevents repeated requests without new work.': a request stored while a checkpoint is written is satisfied by it" {
   state = { request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "turn_end" {
     tokens = 170000
@@ -486,15 +486,19 @@ run "lifecycle: 'The extension stores one request.': a request made while a chec
     attempt = 1
     ok      = true
     now_ms  = 1000
+    expect {
+      state = { request = "none", phase = "idle" }
+    }
   }
   event "request" {
     now_ms = 2000
   }
+  # not fired at the first turn end after the cooldown
   event "turn_end" {
     now_ms = 12000
     expect {
-      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
-      effects = [{ effect = "checkpoint", continue = true }]
+      rules   = []
+      effects = []
     }
   }
 }
