@@ -326,7 +326,7 @@ derived "retry_delay_ms" {
 # promises only what happens: it waits for the delay, at a later turn's
 # boundary ("The extension does not run a background timer").
 derived "retry_wait_text" {
-  value = "retry_delay_ms == 0 ? ' The next automatic attempt can run at the next turn end.' : ' The next automatic attempt waits ' + (retry_delay_ms % 1000 == 0 ? string(retry_delay_ms / 1000) + ' s' : string(retry_delay_ms) + ' ms') + ', until a turn ends after that.'"
+  value = "retry_delay_ms == 0 ? ' The next automatic attempt can run at the next turn end.' : ' The next automatic attempt waits ' + (retry_delay_ms % 1000 == 0 ? string(retry_delay_ms / 1000) + ' s' : string(retry_delay_ms) + ' ms') + ': it runs at the first turn end after that.'"
 }
 
 # "The delay applies when a later turn reaches its boundary."

@@ -125,7 +125,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. (provider error) The next automatic attempt waits 5 s, until a turn ends after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. (provider error) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   event "turn_end" {
@@ -260,7 +260,7 @@ run "errors: 'Requested work and turns with pending work can continue': /autocom
     error   = "overloaded"
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The next automatic attempt waits 5 s, until a turn ends after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
 }
@@ -1136,7 +1136,7 @@ run "errors: 'A summary error leaves the session context unchanged. The extensio
     ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt waits 5 s, until a turn ends after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   expect {
@@ -1212,7 +1212,7 @@ run "errors: 'Requested work ... can continue from the original context.': the n
     now_ms  = 3000
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s, until a turn ends after that." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that." }, { effect = "continue" }]
     }
   }
   # the request is not retried at the next boundary
@@ -1241,7 +1241,7 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.': the notice of a forced c
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The run continues from the original context. The next automatic attempt waits 10 s, until a turn ends after that." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The run continues from the original context. The next automatic attempt waits 10 s: it runs at the first turn end after that." }, { effect = "continue" }]
     }
   }
 }

@@ -183,7 +183,7 @@ test("seed 002 'Requested work ... can continue from the original context.': a f
 		assert.deepEqual(
 			errors.map((n) => n.text),
 			[
-				"Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (Summarization failed: invalid request: summary refused) The run continues from the original context. The next automatic attempt waits 5 s, until a turn ends after that.",
+				"Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (Summarization failed: invalid request: summary refused) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that.",
 			],
 		);
 		assert.equal(labels(pi.persisted()).at(-1), "assistant:going on from the original context");
@@ -214,7 +214,7 @@ test("seed 002 'A summary error leaves the session context unchanged.': a failed
 		assert.deepEqual(
 			pi.notices.filter((n) => n.level === "error").map((n) => n.text),
 			[
-				"Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (Summarization failed: invalid request: summary refused) The next automatic attempt waits 5 s, until a turn ends after that.",
+				"Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (Summarization failed: invalid request: summary refused) The next automatic attempt waits 5 s: it runs at the first turn end after that.",
 			],
 		);
 		const done = pi.decisions().filter((d) => d.event.event === "summary_done");
