@@ -82,7 +82,8 @@ async function stderrOf(fn: () => Promise<void>): Promise<string> {
 }
 
 test("seed 002 'A session tree change reloads them.': /autocompacter set and reset come into force at the next /tree", async () => {
-	const pi = await startPi({ ...PI, project: project() });
+	// A long cooldown makes the kept policy state visible after the reload.
+	const pi = await startPi({ ...PI, project: project("params:\n  cooldown_ms: 600000\n") });
 	try {
 		pi.respond(fauxAssistantMessage("hello"));
 		await pi.session.prompt("hi");
@@ -111,6 +112,10 @@ test("seed 002 'A session tree change reloads them.': /autocompacter set and res
 		await settle(pi);
 		assert.equal(compactions(pi).length, 1, "the default limits apply after reset and a tree change");
 		assert.equal(pi.requests.length, 4);
+		// The reload keeps the session's policy state: the cooldown of the
+		// checkpoint above still holds under the new settings.
+		await pi.session.prompt("/autocompacter");
+		assert.match(pi.notices.at(-1)?.text ?? "", /^No checkpoint: one was saved moments ago/, JSON.stringify(pi.notices.at(-1)));
 	} finally {
 		await pi.dispose();
 	}
