@@ -31,6 +31,9 @@
 #                   one
 #   resume          the checkpoint in flight wants the run to go on (it was
 #                   requested, or its turn had pending work)
+#   requested       the checkpoint in flight was requested (self-compact or
+#                   /autocompacter), not forced: its failure notice says the
+#                   request was dropped
 #   compacted       the session already ends in a compaction: nothing new was
 #                   sent to the model since the last checkpoint or host
 #                   compaction (see the boundary group)
@@ -43,15 +46,26 @@
 #                   (0: the param in force); see the settings group
 #
 # Groups, one concern each:
-#   request     self-compact and `/autocompacter` without arguments
+#   request     self-compact and `/autocompacter` without arguments (a
+#               request inside the cooldown is answered and dropped)
 #   checkpoint  the turn boundary: requested and forced checkpoints, notice
 #               and warning
 #   summary     the result of a checkpoint
 #   resume      continuing after a failed summary
 #   failures    `/autocompacter` clears the failure state
-#   settings    `/autocompacter set …` and `reset`
+#   settings    `/autocompacter set …`, `reset` and `setup`
 #   boundary    the host's own compaction at the same boundary
-#   session     session replacement, tree change, model change
+#   session     session replacement and shutdown, tree change, model
+#               change
+#
+# What Pi does when the policy says nothing decides several readings of the
+# seed; each is noted at its rule: Pi's `compact()` refuses a context that is
+# within its keep-recent amount ("Nothing to compact"), so the idle
+# checkpoint reports `already_compact` and that is no failure; Pi tears a
+# session down by aborting first, so an aborted summary (`aborted`) is
+# dropped without a failure, a notice or a continuation; a request inside the
+# cooldown would otherwise wait, stored, for the end of some later unrelated
+# prompt and add a model turn there, so it is dropped when it is made.
 
 policy "autocompacter" {
   description = "Summarising checkpoints with self-compact and /autocompacter; notice, warning and force levels, force limit = min(saved, 270000, 80% of the window), 10 s cooldown, retries after 5/10/20 s, pause after 3 failures."
@@ -179,6 +193,12 @@ slot "resume" {
   description = "The checkpoint in flight continues the run: it was requested, or its turn had tool results or pending messages."
 }
 
+slot "requested" {
+  type        = bool
+  initial     = false
+  description = "The checkpoint in flight was requested (self-compact or /autocompacter); false for a forced one."
+}
+
 slot "compacted" {
   type        = bool
   initial     = false
@@ -289,6 +309,26 @@ derived "cooled_down" {
   value = "event.now_ms >= state.cooldown_until"
 }
 
+# Whole seconds of cooldown left, rounded up, for the reply to a request
+# made inside it.
+derived "cooldown_left_s" {
+  value = "max(0, int((state.cooldown_until - event.now_ms + 999) / 1000))"
+}
+
+# "Retry delays are 5, 10, and 20 seconds." The delay after the next
+# failure: the n-th failure in a row waits retry_delays_ms[n-1], the last
+# entry repeats.
+derived "retry_delay_ms" {
+  value = "int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+}
+
+# What a failure notice says of the next automatic attempt, so that it
+# promises only what happens: it waits for the delay, at a later turn's
+# boundary ("The extension does not run a background timer").
+derived "retry_wait_text" {
+  value = "retry_delay_ms == 0 ? ' The next automatic attempt can run at the next turn end.' : ' The next automatic attempt waits ' + (retry_delay_ms % 1000 == 0 ? string(retry_delay_ms / 1000) + ' s' : string(retry_delay_ms) + ' ms') + ': it runs at the first turn end after that.'"
+}
+
 # "The delay applies when a later turn reaches its boundary."
 derived "retry_due" {
   value = "event.now_ms >= state.retry_at"
@@ -307,7 +347,7 @@ tool "self-compact" {
 }
 
 command "autocompacter" {
-  description = "Checkpoint the context now (summarise and resume). `/autocompacter set notice|warning|force TOKENS` saves a limit; `/autocompacter reset` restores the default limits."
+  description = "Checkpoint the context now (summarise and resume). `/autocompacter setup` asks for the limits; `/autocompacter set notice|warning|force TOKENS` or `set NOTICE WARNING FORCE` saves limits; `/autocompacter reset` restores the default limits."
 }
 
 message "notice" {
@@ -350,16 +390,32 @@ message "already_compacted" {
   text = "The session already ends in a compaction; nothing new to checkpoint."
 }
 
+message "already_compact" {
+  text = "Already compact: the context since the last compaction is what Pi keeps verbatim anyway, so there is nothing to summarise. Nothing was checkpointed and nothing counts as a failure."
+}
+
+message "cooldown_dropped" {
+  text = "No checkpoint: one was saved moments ago and there is no new work to save, so this request was dropped."
+}
+
 message "duplicate_compaction" {
   text = "Compaction skipped: a checkpoint already covers this point of the session."
 }
 
 message "summary_failed" {
-  text = "Checkpoint failed; the context is unchanged. The next attempt waits a little."
+  text = "Automatic checkpoint failed; the context is unchanged."
+}
+
+message "request_failed" {
+  text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried)."
+}
+
+message "failed_continues" {
+  text = " The run continues from the original context."
 }
 
 message "summary_failed_paused" {
-  text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again."
+  text = " Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again."
 }
 
 message "limit_saved" {
@@ -375,7 +431,23 @@ message "limit_rejected" {
 }
 
 message "usage" {
-  text = "Usage: /autocompacter (checkpoint now), /autocompacter set notice|warning|force TOKENS, /autocompacter reset."
+  text = "Usage: /autocompacter (checkpoint now), /autocompacter setup (asks for the limits), /autocompacter set notice|warning|force TOKENS, /autocompacter set NOTICE WARNING FORCE, /autocompacter reset."
+}
+
+message "setup_needs_dialog" {
+  text = "The setup wizard needs a dialog-capable UI (Pi's terminal or RPC mode). Here, use /autocompacter set notice|warning|force TOKENS, /autocompacter set NOTICE WARNING FORCE, or /autocompacter reset (the default limits)."
+}
+
+message "setup_notice" {
+  text = "Notice limit (tokens): a notice asks the agent to checkpoint soon"
+}
+
+message "setup_warning" {
+  text = "Warning limit (tokens): a warning asks the agent to checkpoint now"
+}
+
+message "setup_force" {
+  text = "Force limit (tokens): a checkpoint is taken without asking"
 }
 
 # ---------------------------------------------------------------- requests
@@ -389,6 +461,20 @@ group "request" {
     when = "event.name == 'self-compact'"
     effect "reply" {
       text = "message.already_requested"
+    }
+  }
+
+  # "The extension waits 10 seconds after a checkpoint. This cooldown
+  # prevents repeated requests without new work." A request made inside the
+  # cooldown has no new work to save: it is answered and dropped. Stored, it
+  # would wait for the first turn end after the cooldown, which can be the
+  # end of a later, unrelated prompt, and add a model turn there.
+  rule "self_compact_inside_cooldown_dropped" {
+    on   = "tool"
+    from = { request = "none" }
+    when = "event.name == 'self-compact' && !cooled_down"
+    effect "reply" {
+      text = "message.cooldown_dropped + ' (cooldown: ' + string(cooldown_left_s) + ' s left)'"
     }
   }
 
@@ -424,17 +510,30 @@ group "request" {
     }
   }
 
+  # "This cooldown prevents repeated requests without new work." The user's
+  # request inside the cooldown is answered and dropped, as the agent's is.
+  rule "autocompacter_inside_cooldown_dropped" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && !cooled_down"
+    effect "reply" {
+      text = "message.cooldown_dropped + ' (cooldown: ' + string(cooldown_left_s) + ' s left)'"
+    }
+  }
+
   # "the user runs /autocompacter" ... "A requested checkpoint starts the
   # next model turn. The agent resumes from the summary." Idle, there is no
   # turn to wait for: the checkpoint is taken now (it also takes up a request
-  # still stored from an earlier run). The cooldown does not apply: the user
-  # asked, and the duplicate check above covers "no new work".
+  # still stored from an earlier run). Nothing is pending while idle, so a
+  # failed summary leaves the agent idle, as Pi's own /compact does ("Requested
+  # work ... can continue": there is no work in progress to continue, and a
+  # "continue" turn after a failure would be one nobody asked for).
   rule "autocompacter_when_idle_checkpoints_now" {
     on   = "command"
     when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
     to   = { phase = "summarizing", request = "none" }
     set = {
-      resume         = "true"
+      requested      = "true"
+      resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
     }
@@ -497,16 +596,19 @@ group "checkpoint" {
   # "Pi finishes the current assistant turn and its tool calls. The
   # extension summarizes the complete context preview ... adds a
   # self-retaining Pi compaction entry. A requested checkpoint starts the next
-  # model turn." "The extension waits 10 seconds after a checkpoint" and
-  # "The delay applies when a later turn reaches its boundary": inside the
-  # cooldown or before the retry time the request stays stored for a later
-  # boundary. The pause does not apply: it stops automatic attempts only.
+  # model turn." "The delay applies when a later turn reaches its
+  # boundary": before the retry time the request stays stored for a later
+  # boundary. A request made inside the cooldown was dropped when it was
+  # made (request group); the cooldown guard keeps a request stored before a
+  # checkpoint from firing right after it. The pause does not apply: it stops
+  # automatic attempts only.
   rule "requested_checkpoint_after_turn_and_tool_calls" {
     on   = "turn_end"
     from = { request = ["tool", "command"], phase = "idle" }
     when = "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due"
     to   = { request = "none", phase = "summarizing" }
     set = {
+      requested      = "true"
       resume         = "true"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -531,6 +633,7 @@ group "checkpoint" {
     when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force"
     to   = { phase = "summarizing" }
     set = {
+      requested      = "false"
       resume         = "event.tool_results > 0 || event.queued"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -574,27 +677,81 @@ group "checkpoint" {
 
 # ---------------------------------------------------------------- the summary
 
-# Every summary_done rule reads `event.attempt == state.checkpoint_id` from
-# `phase = summarizing`: "Session replacement also cancels stale work." The
-# summary of a checkpoint the session change dropped can still come back
-# (the host's summary is asynchronous), possibly after a newer checkpoint
-# started; it carries the older number, fires no rule and has no effect, so
-# it neither ends the newer checkpoint nor counts as its failure. No rule
-# names the stale case: a rule that matched it would do nothing, and firing
-# no rule is how new_context rejects callbacks of older attempts too.
+# Every summary_done rule reads `answers` below from `phase = summarizing`:
+# "Session replacement also cancels stale work." The summary of a checkpoint
+# the session change dropped can still come back (the host's summary is
+# asynchronous), possibly after a newer checkpoint started; it carries the
+# older number, fires no rule and has no effect, so it neither ends the newer
+# checkpoint nor counts as its failure. No rule names the stale case: a rule
+# that matched it would do nothing, and firing no rule is how new_context
+# rejects callbacks of older attempts too.
+#
+# A summary_done without an attempt (0: the contract lets a host omit it)
+# answers the checkpoint in flight. Rejecting it instead would leave the
+# checkpoint "summarizing" for good — force, notices and the host's own
+# compaction all blocked — for a host that simply does not number its
+# checkpoints; and such a host has one checkpoint in flight at a time, which
+# the phase already tells. Only an identified summary is protected from being
+# taken for a newer checkpoint's.
 group "summary" {
+  # Pi tears a session down by aborting first (session replacement, quit),
+  # and the user's abort stops a summary too: the checkpoint is dropped. It
+  # is no summary error — no failure counted, no notice, no continuation
+  # (Pi reports its own cancelled compaction) — and "An aborted or failed
+  # turn cancels a queued tool request" reads the same way for the work it
+  # stood for.
+  rule "aborted_summary_drops_checkpoint" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.aborted"
+    to   = { phase = "idle" }
+    set = {
+      checkpoint_id = "0"
+      resume        = "false"
+      requested     = "false"
+    }
+  }
+
+  # "An existing compaction at the same boundary prevents a duplicate."
+  # Pi's compact() refuses a context that is within what it keeps verbatim
+  # (keepRecentTokens, 20000 by default: "Nothing to compact") or that ends
+  # in a compaction ("Already compacted"). That is the session being compact
+  # already, not a summary error: a clear reply, no failure towards the
+  # pause, no retry delay and no continuation. The boundary counts as
+  # compacted until the next request, so a second /autocompacter answers at
+  # once.
+  rule "nothing_to_compact_is_already_compact" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact"
+    to   = { phase = "idle" }
+    set = {
+      checkpoint_id = "0"
+      resume        = "false"
+      requested     = "false"
+      compacted     = "true"
+    }
+    effect "notify" {
+      level = "info"
+      text  = "message.already_compact"
+    }
+  }
+
   # "The extension adds a self-retaining Pi compaction entry." A saved
   # checkpoint ends the cycle (notices may go out again), ends the failure
   # run, and starts the cooldown: "The extension waits 10 seconds after a
-  # checkpoint."
+  # checkpoint." A request stored while it was written is satisfied by it
+  # ("This cooldown prevents repeated requests without new work"): kept, it
+  # would fire at the first turn end after the cooldown, however unrelated.
   rule "checkpoint_saved_starts_new_cycle" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "event.attempt == state.checkpoint_id && event.ok"
-    to   = { phase = "idle" }
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && event.ok"
+    to   = { phase = "idle", request = "none" }
     set = {
       checkpoint_id  = "0"
       resume         = "false"
+      requested      = "false"
       compacted      = "true"
       noticed        = "false"
       warned         = "false"
@@ -607,21 +764,25 @@ group "summary" {
   # "A summary error leaves the session context unchanged. The extension
   # adds a visible error message." "Three failures pause automatic
   # attempts." The retry delay is still set: it spaces out requested
-  # checkpoints, which the pause does not stop.
+  # checkpoints, which the pause does not stop. The notice says what
+  # happens: a requested checkpoint is dropped (not retried), the run goes
+  # on from the original context when it does, and automatic checkpoints
+  # are paused until /autocompacter.
   rule "summary_error_pauses_after_failure_limit" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "event.attempt == state.checkpoint_id && !event.ok && state.failures + 1 >= param.failure_limit"
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && state.failures + 1 >= param.failure_limit"
     to   = { phase = "idle" }
     set = {
       checkpoint_id = "0"
       resume        = "false"
+      requested     = "false"
       failures      = "state.failures + 1"
-      retry_at      = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+      retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
       level = "error"
-      text  = "event.error == '' ? message.summary_failed_paused : message.summary_failed_paused + ' (' + event.error + ')'"
+      text  = "(state.requested ? message.request_failed : message.summary_failed) + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + message.summary_failed_paused"
     }
   }
 
@@ -629,21 +790,25 @@ group "summary" {
   # adds a visible error message." "Retry delays are 5, 10, and 20 seconds.
   # The delay applies when a later turn reaches its boundary. The extension
   # does not run a background timer." The n-th failure in a row waits
-  # retry_delays_ms[n-1] (the last entry repeats), checked at turn_end.
+  # retry_delays_ms[n-1] (the last entry repeats), checked at turn_end. The
+  # notice says what happens: a requested checkpoint is dropped (not
+  # retried), the run goes on from the original context when it does, and
+  # the next automatic attempt waits for the delay.
   rule "summary_error_schedules_retry_delay" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "event.attempt == state.checkpoint_id && !event.ok"
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok"
     to   = { phase = "idle" }
     set = {
       checkpoint_id = "0"
       resume        = "false"
+      requested     = "false"
       failures      = "state.failures + 1"
-      retry_at      = "event.now_ms + int(param.retry_delays_ms[min(state.failures, len(param.retry_delays_ms) - 1)])"
+      retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
       level = "error"
-      text  = "event.error == '' ? message.summary_failed : message.summary_failed + ' (' + event.error + ')'"
+      text  = "(state.requested ? message.request_failed : message.summary_failed) + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + retry_wait_text"
     }
   }
 }
@@ -651,11 +816,12 @@ group "summary" {
 group "resume" {
   # "Requested work and turns with pending work can continue from the
   # original context." A completed response without pending work stays
-  # stopped.
+  # stopped; so does an aborted summary and a session that was already
+  # compact (neither is a summary error).
   rule "failed_summary_continues_pending_work" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "event.attempt == state.checkpoint_id && !event.ok && state.resume"
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && !event.aborted && !event.already_compact && state.resume"
     effect "continue" {}
   }
 }
@@ -726,11 +892,40 @@ group "settings" {
     }
   }
 
+  # `/autocompacter set NOTICE WARNING FORCE` saves the three limits at
+  # once: the form the setup wizard runs, and the one that can move all
+  # three past each other (one at a time, raising notice above the saved
+  # force is refused whatever comes next).
+  rule "set_all_limits" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 4 && field(event.args, 0) == 'set' && field(event.args, 1) matches '^[0-9]{1,9}$' && field(event.args, 2) matches '^[0-9]{1,9}$' && field(event.args, 3) matches '^[0-9]{1,9}$' && int(field(event.args, 1)) > 0 && int(field(event.args, 1)) < int(field(event.args, 2)) && int(field(event.args, 2)) < int(field(event.args, 3))"
+    set = {
+      notice_set  = "int(field(event.args, 1))"
+      warning_set = "int(field(event.args, 2))"
+      force_set   = "int(field(event.args, 3))"
+    }
+    effect "save_param" {
+      name  = "'notice_limit'"
+      value = "int(field(event.args, 1))"
+    }
+    effect "save_param" {
+      name  = "'warning_limit'"
+      value = "int(field(event.args, 2))"
+    }
+    effect "save_param" {
+      name  = "'force_limit'"
+      value = "int(field(event.args, 3))"
+    }
+    effect "reply" {
+      text = "message.limit_saved + ' notice_limit = ' + field(event.args, 1) + ', warning_limit = ' + field(event.args, 2) + ', force_limit = ' + field(event.args, 3)"
+    }
+  }
+
   # A well-formed `set` whose value is not a whole number above 0 or breaks
   # notice < warning < force: an error text, nothing saved.
   rule "set_limit_rejected" {
     on   = "command"
-    when = "event.name == 'autocompacter' && nfields(event.args) == 3 && field(event.args, 0) == 'set' && field(event.args, 1) in ['notice', 'warning', 'force']"
+    when = "event.name == 'autocompacter' && field(event.args, 0) == 'set' && ((nfields(event.args) == 3 && field(event.args, 1) in ['notice', 'warning', 'force']) || (nfields(event.args) == 4 && field(event.args, 1) matches '^[0-9]+$'))"
     effect "reply" {
       text = "message.limit_rejected + ' Saved now: notice ' + string(saved_notice) + ', warning ' + string(saved_warning) + ', force ' + string(saved_force) + '.'"
     }
@@ -755,6 +950,40 @@ group "settings" {
     }
     effect "reply" {
       text = "message.limits_reset"
+    }
+  }
+
+  # "The setup wizard needs a dialog-capable UI." With one, the host asks
+  # for the three limits (the saved ones offered as answers) and runs
+  # `/autocompacter set NOTICE WARNING FORCE` with the answers, which the
+  # rules above check and save.
+  rule "setup_asks_for_limits_in_a_dialog" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 1 && field(event.args, 0) == 'setup' && event.dialog"
+    effect "ask" {
+      title   = "message.setup_notice"
+      value   = "string(saved_notice)"
+      command = "'set'"
+    }
+    effect "ask" {
+      title   = "message.setup_warning"
+      value   = "string(saved_warning)"
+      command = "'set'"
+    }
+    effect "ask" {
+      title   = "message.setup_force"
+      value   = "string(saved_force)"
+      command = "'set'"
+    }
+  }
+
+  # "In other modes, use the set or reset command form." Without a dialog
+  # the wizard explains them, with the limits saved now.
+  rule "setup_without_dialog_explains_set_and_reset" {
+    on   = "command"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 1 && field(event.args, 0) == 'setup'"
+    effect "reply" {
+      text = "message.setup_needs_dialog + ' Saved now: notice ' + string(saved_notice) + ', warning ' + string(saved_warning) + ', force ' + string(saved_force) + '.'"
     }
   }
 
@@ -814,17 +1043,35 @@ group "session" {
   # value, so a late summary_done of the dropped checkpoint matches no rule,
   # even after a newer checkpoint started (see the summary group). The
   # limits set in this session give way to the reloaded settings, which hold
-  # them.
+  # them: the host reads the project's settings again before it reports
+  # session_start and session_tree (in Pi, a tree change re-initializes the
+  # engine with the project's settings and keeps the session's state).
   rule "session_change_cancels_stale_work_and_reloads_settings" {
     on = ["session_start", "session_tree"]
     to = { request = "none", phase = "idle" }
     set = {
       checkpoint_id = "0"
       resume        = "false"
+      requested     = "false"
       compacted     = "false"
       notice_set    = "0"
       warning_set   = "0"
       force_set     = "0"
+    }
+  }
+
+  # "Session replacement also cancels stale work." Pi shuts a session down
+  # before it replaces it (and when it quits or reloads): the checkpoint in
+  # flight and the stored request go with it, so a late summary_done of that
+  # checkpoint — success or failure — changes nothing, shows nothing and
+  # continues nothing.
+  rule "session_shutdown_cancels_stale_work" {
+    on = "session_shutdown"
+    to = { request = "none", phase = "idle" }
+    set = {
+      checkpoint_id = "0"
+      resume        = "false"
+      requested     = "false"
     }
   }
 

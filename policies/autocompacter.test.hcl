@@ -125,7 +125,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged. The next attempt waits a little. (provider error)" }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. (provider error) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   event "turn_end" {
@@ -174,7 +174,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 19000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
-      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again." }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
     }
   }
   event "turn_end" {
@@ -196,7 +196,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     }
   }
   expect {
-    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = true, checkpoint_seq = 4, checkpoint_id = 4 }
+    state = { failures = 0, retry_at = 0, phase = "summarizing", resume = false, checkpoint_seq = 4, checkpoint_id = 4 }
   }
 }
 
@@ -245,7 +245,23 @@ run "lifecycle: 'or the user runs /autocompacter' when idle: the checkpoint is t
     }
   }
   expect {
-    state = { request = "none", phase = "summarizing", resume = true }
+    state = { request = "none", phase = "summarizing", requested = true, resume = false }
+  }
+}
+
+run "errors: 'Requested work and turns with pending work can continue': /autocompacter while idle has no work in progress, so a failure leaves the agent idle" {
+  event "command" {
+    name = "autocompacter"
+    idle = true
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    error   = "overloaded"
+    expect {
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+    }
   }
 }
 
@@ -457,7 +473,7 @@ run "lifecycle: 'Pi finishes the current assistant turn': a synthetic abort is n
   }
 }
 
-run "lifecycle: 'The extension stores one request.': a request made while a checkpoint is written waits for it" {
+run "lifecycle: 'This cooldown prevents repeated requests without new work.': a request stored while a checkpoint is written is satisfied by it" {
   state = { request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "turn_end" {
     tokens = 170000
@@ -470,15 +486,19 @@ run "lifecycle: 'The extension stores one request.': a request made while a chec
     attempt = 1
     ok      = true
     now_ms  = 1000
+    expect {
+      state = { request = "none", phase = "idle" }
+    }
   }
   event "request" {
     now_ms = 2000
   }
+  # not fired at the first turn end after the cooldown
   event "turn_end" {
     now_ms = 12000
     expect {
-      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
-      effects = [{ effect = "checkpoint", continue = true }]
+      rules   = []
+      effects = []
     }
   }
 }
@@ -557,7 +577,7 @@ run "lifecycle: 'Session replacement also cancels stale work.': the late summary
     expect {
       rules   = []
       effects = []
-      state   = { phase = "summarizing", resume = true, compacted = false, checkpoint_seq = 2, checkpoint_id = 2, cooldown_until = 0 }
+      state   = { phase = "summarizing", resume = false, compacted = false, checkpoint_seq = 2, checkpoint_id = 2, cooldown_until = 0 }
     }
   }
   event "summary_done" {
@@ -603,8 +623,8 @@ run "lifecycle: 'Session replacement also cancels stale work.': a late failure o
     ok      = false
     now_ms  = 6000
     expect {
-      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
+      rules   = ["summary_error_schedules_retry_delay"]
+      effects = [{ effect = "notify", level = "error" }]
     }
   }
   expect {
@@ -633,10 +653,13 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
       effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
     }
   }
-  event "request" {}
+  event "request" {
+    now_ms = 10000
+  }
   event "command" {
-    name = "autocompacter"
-    idle = true
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 10000
     expect {
       rules   = ["autocompacter_when_idle_checkpoints_now"]
       effects = [{ effect = "checkpoint", continue = true }, { effect = "reply" }]
@@ -1025,24 +1048,63 @@ run "force: 'The extension waits 10 seconds after a checkpoint.'" {
   }
 }
 
-run "force: 'This cooldown prevents repeated requests without new work.' (a request waits for the cooldown)" {
+run "force: 'This cooldown prevents repeated requests without new work.' (self-compact inside the cooldown is answered and dropped)" {
   state = { cooldown_until = 20000 }
   event "tool" {
     name   = "self-compact"
     now_ms = 12000
+    expect {
+      rules   = ["self_compact_inside_cooldown_dropped"]
+      effects = [{ effect = "reply", text = "No checkpoint: one was saved moments ago and there is no new work to save, so this request was dropped. (cooldown: 8 s left)" }]
+    }
   }
+  # nothing is stored: no checkpoint at the end of a later, unrelated turn
   event "turn_end" {
-    now_ms = 15000
+    now_ms = 21000
     expect {
       rules   = []
       effects = []
     }
   }
-  event "turn_end" {
-    now_ms = 21000
+  expect {
+    state = { request = "none", phase = "idle" }
+  }
+}
+
+run "force: 'This cooldown prevents repeated requests without new work.' (/autocompacter inside the cooldown is answered and dropped, idle or streaming)" {
+  state = { cooldown_until = 20000 }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 15500
     expect {
-      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
-      effects = [{ effect = "checkpoint", continue = true }]
+      rules   = ["autocompacter_inside_cooldown_dropped"]
+      effects = [{ effect = "reply", text = "No checkpoint: one was saved moments ago and there is no new work to save, so this request was dropped. (cooldown: 5 s left)" }]
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    now_ms = 19001
+    expect {
+      rules   = ["autocompacter_inside_cooldown_dropped"]
+      effects = [{ effect = "reply", text = "No checkpoint: one was saved moments ago and there is no new work to save, so this request was dropped. (cooldown: 1 s left)" }]
+    }
+  }
+  event "turn_end" {
+    now_ms = 25000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  # after the cooldown the request is taken as before
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 25000
+    expect {
+      rules   = ["autocompacter_when_idle_checkpoints_now"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 1 }, { effect = "reply" }]
     }
   }
 }
@@ -1074,7 +1136,7 @@ run "errors: 'A summary error leaves the session context unchanged. The extensio
     ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged. The next attempt waits a little." }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   expect {
@@ -1131,6 +1193,273 @@ run "errors: 'Requested work and turns with pending work can continue': a turn w
       rules   = ["summary_error_schedules_retry_delay"]
       effects = [{ effect = "notify", level = "error" }]
     }
+  }
+}
+
+run "errors: 'Requested work ... can continue from the original context.': the notice says the request was dropped, not retried" {
+  event "tool" {
+    name   = "self-compact"
+    now_ms = 1000
+  }
+  event "turn_end" {
+    tool_results = 1
+    now_ms       = 2000
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    error   = "timeout"
+    now_ms  = 3000
+    expect {
+      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that." }, { effect = "continue" }]
+    }
+  }
+  # the request is not retried at the next boundary
+  event "turn_end" {
+    now_ms = 9000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", requested = false, failures = 1, retry_at = 8000 }
+  }
+}
+
+run "errors: 'Retry delays are 5, 10, and 20 seconds.': the notice of a forced checkpoint says how long the next automatic attempt waits" {
+  state = { failures = 1, noticed = true, warned = true }
+  event "turn_end" {
+    tokens       = 170000
+    tool_results = 1
+    now_ms       = 1000
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    now_ms  = 2000
+    expect {
+      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The run continues from the original context. The next automatic attempt waits 10 s: it runs at the first turn end after that." }, { effect = "continue" }]
+    }
+  }
+}
+
+run "errors: 'Three failures pause automatic attempts.': the notice of a failed request says the request was dropped and attempts are paused until /autocompacter" {
+  state = { failures = 2 }
+  event "command" {
+    name = "autocompacter"
+    idle = true
+  }
+  # /autocompacter cleared the failures; two more fail and the third pauses
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+  }
+  event "tool" {
+    name   = "self-compact"
+    now_ms = 10000
+  }
+  event "turn_end" {
+    now_ms = 10001
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = false
+    now_ms  = 10002
+  }
+  event "tool" {
+    name   = "self-compact"
+    now_ms = 30000
+  }
+  event "turn_end" {
+    now_ms = 30001
+    expect {
+      rules = ["requested_checkpoint_after_turn_and_tool_calls"]
+    }
+  }
+  event "summary_done" {
+    attempt = 3
+    ok      = false
+    error   = "overloaded"
+    now_ms  = 30002
+    expect {
+      rules   = ["summary_error_pauses_after_failure_limit", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The run continues from the original context. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }, { effect = "continue" }]
+    }
+  }
+}
+
+run "errors: 'Retry delays' in the notice: a delay of 0 waits for nothing but the next turn end" {
+  params = { retry_delays_ms = [0] }
+  event "turn_end" {
+    tokens = 170000
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    expect {
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt can run at the next turn end." }]
+    }
+  }
+}
+
+run "errors: 'A summary error leaves the session context unchanged.': an aborted summary is no summary error (no failure, no notice, no continuation)" {
+  event "tool" {
+    name = "self-compact"
+  }
+  event "turn_end" {
+    tool_results = 1
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = false
+    aborted = true
+    error   = "Request was aborted"
+    expect {
+      rules   = ["aborted_summary_drops_checkpoint"]
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle", checkpoint_id = 0, failures = 0, retry_at = 0, resume = false, compacted = false }
+  }
+}
+
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.': Pi's 'Nothing to compact' is already compact (no failure, no continuation)" {
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 1000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now"]
+    }
+  }
+  event "summary_done" {
+    attempt         = 1
+    ok              = false
+    already_compact = true
+    error           = "Nothing to compact (session too small)"
+    now_ms          = 1100
+    expect {
+      rules   = ["nothing_to_compact_is_already_compact"]
+      effects = [{ effect = "notify", level = "info", text = "Already compact: the context since the last compaction is what Pi keeps verbatim anyway, so there is nothing to summarise. Nothing was checkpointed and nothing counts as a failure." }]
+    }
+  }
+  # nothing new since: the next /autocompacter answers at once
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 1200
+    expect {
+      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
+      effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
+    }
+  }
+  expect {
+    state = { phase = "idle", checkpoint_id = 0, failures = 0, retry_at = 0, cooldown_until = 0, resume = false, compacted = true }
+  }
+}
+
+run "lifecycle: 'Session replacement also cancels stale work.': a session_shutdown drops the checkpoint in flight; its late success changes nothing" {
+  event "tool" {
+    name = "self-compact"
+  }
+  event "turn_end" {
+    tool_results = 1
+  }
+  event "session_shutdown" {
+    reason = "quit"
+    expect {
+      rules   = ["session_shutdown_cancels_stale_work"]
+      effects = []
+    }
+  }
+  event "summary_done" {
+    attempt = 1
+    ok      = true
+    now_ms  = 5000
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle", checkpoint_id = 0, compacted = false, cooldown_until = 0, resume = false }
+  }
+}
+
+run "lifecycle: 'Session replacement also cancels stale work.': after a session_shutdown a late failure shows nothing and continues nothing" {
+  state = { request = "command" }
+  event "turn_end" {
+    tokens       = 170000
+    tool_results = 1
+  }
+  event "session_shutdown" {
+    reason = "new"
+  }
+  event "summary_done" {
+    ok    = false
+    error = "late"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none", phase = "idle", failures = 0, retry_at = 0 }
+  }
+}
+
+run "summary: a summary_done without an attempt (0) answers the checkpoint in flight (success)" {
+  state = { noticed = true, warned = true }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 1000
+  }
+  event "summary_done" {
+    ok     = true
+    now_ms = 2000
+    expect {
+      rules   = ["checkpoint_saved_starts_new_cycle"]
+      effects = []
+    }
+  }
+  # not wedged: the next cycle's levels and the host's own compaction work again
+  event "request" {
+    now_ms = 13000
+  }
+  event "turn_end" {
+    tokens = 170000
+    now_ms = 13000
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "summary: a summary_done without an attempt (0) answers the checkpoint in flight (failure)" {
+  event "tool" {
+    name = "self-compact"
+  }
+  event "turn_end" {}
+  event "summary_done" {
+    ok = false
+    expect {
+      rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
+      effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
+    }
+  }
+  event "before_compact" {
+    reason = "threshold"
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { phase = "idle", checkpoint_id = 0, failures = 1 }
   }
 }
 
@@ -1276,7 +1605,7 @@ run "errors: 'Three failures pause automatic attempts.'" {
     now_ms  = 100000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
-      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed again; the context is unchanged and automatic checkpoints are paused. Run /autocompacter to clear the failures and try again." }]
+      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
     }
   }
   # paused: far past every delay, above the force limit, only the warning
@@ -1831,7 +2160,7 @@ run "nonterminal: any other form gets the usage and changes nothing" {
     args = "set speed 5"
     expect {
       rules   = ["autocompacter_usage_for_unknown_form"]
-      effects = [{ effect = "reply", text = "Usage: /autocompacter (checkpoint now), /autocompacter set notice|warning|force TOKENS, /autocompacter reset." }]
+      effects = [{ effect = "reply", text = "Usage: /autocompacter (checkpoint now), /autocompacter setup (asks for the limits), /autocompacter set notice|warning|force TOKENS, /autocompacter set NOTICE WARNING FORCE, /autocompacter reset." }]
     }
   }
   event "command" {
@@ -1883,5 +2212,83 @@ run "nonterminal: another command is not the policy's" {
       rules   = []
       effects = []
     }
+  }
+}
+
+run "nonterminal: 'The setup wizard needs a dialog-capable UI.' (with one, it asks for the three limits)" {
+  state = { warning_set = 200000 }
+  event "command" {
+    name   = "autocompacter"
+    args   = "setup"
+    dialog = true
+    expect {
+      rules = ["setup_asks_for_limits_in_a_dialog"]
+      effects = [
+        { effect = "ask", title = "Notice limit (tokens): a notice asks the agent to checkpoint soon", value = "180000", command = "set" },
+        { effect = "ask", title = "Warning limit (tokens): a warning asks the agent to checkpoint now", value = "200000", command = "set" },
+        { effect = "ask", title = "Force limit (tokens): a checkpoint is taken without asking", value = "270000", command = "set" },
+      ]
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 200000, force_set = 0 }
+  }
+}
+
+run "nonterminal: 'In other modes, use the set or reset command form.' (setup without a dialog explains them)" {
+  event "command" {
+    name = "autocompacter"
+    args = "setup"
+    expect {
+      rules   = ["setup_without_dialog_explains_set_and_reset"]
+      effects = [{ effect = "reply", text = "The setup wizard needs a dialog-capable UI (Pi's terminal or RPC mode). Here, use /autocompacter set notice|warning|force TOKENS, /autocompacter set NOTICE WARNING FORCE, or /autocompacter reset (the default limits). Saved now: notice 180000, warning 220000, force 270000." }]
+    }
+  }
+}
+
+run "nonterminal: 'use the set ... command form' (set NOTICE WARNING FORCE, the wizard's answers, moves all three at once)" {
+  event "command" {
+    name = "autocompacter"
+    args = "set 300000 350000 400000"
+    expect {
+      rules = ["set_all_limits"]
+      effects = [
+        { effect = "save_param", name = "notice_limit", value = 300000 },
+        { effect = "save_param", name = "warning_limit", value = 350000 },
+        { effect = "save_param", name = "force_limit", value = 400000 },
+        { effect = "reply", text = "Saved. notice_limit = 300000, warning_limit = 350000, force_limit = 400000" },
+      ]
+    }
+  }
+  expect {
+    state = { notice_set = 300000, warning_set = 350000, force_set = 400000 }
+  }
+}
+
+run "nonterminal: set NOTICE WARNING FORCE rejects limits out of order or not whole numbers above 0" {
+  event "command" {
+    name = "autocompacter"
+    args = "set 300000 200000 400000"
+    expect {
+      rules   = ["set_limit_rejected"]
+      effects = [{ effect = "reply", text = "Not saved: a limit is a whole number of tokens above 0, and notice < warning < force must hold. Saved now: notice 180000, warning 220000, force 270000." }]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set 0 1 2"
+    expect {
+      rules = ["set_limit_rejected"]
+    }
+  }
+  event "command" {
+    name = "autocompacter"
+    args = "set 1 2 x"
+    expect {
+      rules = ["set_limit_rejected"]
+    }
+  }
+  expect {
+    state = { notice_set = 0, warning_set = 0, force_set = 0 }
   }
 }

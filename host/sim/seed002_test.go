@@ -68,8 +68,13 @@ func TestSeed002_RequestCheckpointResume(t *testing.T) {
 	if roles := strings.Join(session.Canonical(upTo).Roles(), ","); roles != "system,compactionSummary" {
 		t.Errorf("the context after the checkpoint is %s", roles)
 	}
+	// Inside the cooldown /autocompacter is answered and dropped; after it,
 	// /autocompacter while idle checkpoints at once and resumes.
-	cmd := on(r, "command")[0]
+	cmds := on(r, "command")
+	if len(cmds) != 2 || !cmds[0].Fired("autocompacter_inside_cooldown_dropped") || len(cmds[0].Entries) != 0 {
+		t.Fatalf("/autocompacter inside the cooldown: %v", cmds)
+	}
+	cmd := cmds[1]
 	if !cmd.Fired("autocompacter_when_idle_checkpoints_now") || len(cmd.Entries) != 1 {
 		t.Errorf("/autocompacter: %s", cmd)
 	}
@@ -203,7 +208,8 @@ func TestSeed002_FailureRetryPause(t *testing.T) {
 // "The active force limit is the smallest of these values: The saved force
 // limit. 270,000 tokens. 80% of the model context window. Notice and warning
 // scale by the same ratio as force." "A model change resets threshold
-// notices." "Nonterminal use: ... use the set or reset command form."
+// notices." "Nonterminal use: ... The setup wizard needs a dialog-capable
+// UI. In other modes, use the set or reset command form."
 func TestSeed002_SavedLimitsModelChangeAndReset(t *testing.T) {
 	r := run(t, "autocompacter_settings")
 	var saved []string
@@ -214,7 +220,8 @@ func TestSeed002_SavedLimitsModelChangeAndReset(t *testing.T) {
 			saved = append(saved, fmt.Sprintf("save %s=%v", p.Name, p.Value))
 		}
 	}
-	want := "save notice_limit=100000,save warning_limit=140000,save force_limit=150000,clear notice_limit,clear warning_limit,clear force_limit"
+	want := "save notice_limit=100000,save warning_limit=140000,save force_limit=150000,clear notice_limit,clear warning_limit,clear force_limit," +
+		"save notice_limit=120000,save warning_limit=160000,save force_limit=200000"
 	if strings.Join(saved, ",") != want {
 		t.Errorf("params:\n got %v\nwant %s", saved, want)
 	}
@@ -228,8 +235,12 @@ func TestSeed002_SavedLimitsModelChangeAndReset(t *testing.T) {
 		}
 		return m
 	}
+	// Without dialogs, setup explains the command forms.
+	if setup := on(r, "command")[0]; !setup.Fired("setup_without_dialog_explains_set_and_reset") {
+		t.Errorf("setup without a dialog: %s", setup)
+	}
 	// The saved limits are in force from the next event on.
-	if d := derivedAt(on(r, "command")[3]); d["active_force"] != "150000" || d["active_warning"] != "140000" || d["active_notice"] != "100000" {
+	if d := derivedAt(on(r, "command")[4]); d["active_force"] != "150000" || d["active_warning"] != "140000" || d["active_notice"] != "100000" {
 		t.Errorf("saved limits in force: %v", d)
 	}
 	ms := on(r, "model_select")

@@ -130,6 +130,7 @@ var Events = []Event{
 	{Name: "command", Hook: "a policy command runs", Facts: []Fact{
 		{Name: "name", Type: String, Default: ""},
 		{Name: "args", Type: String, Default: ""},
+		{Name: "dialog", Type: Bool, Default: false, Doc: "the host can ask the user with dialogs (Pi: ctx.hasUI, the terminal and RPC modes); the ask effect needs it"},
 	}},
 	{Name: "request", Hook: "context_with_system", Facts: []Fact{
 		{Name: "user_input", Type: Bool, Default: false, Doc: "a real user message follows the latest reset boundary in the active window"},
@@ -174,6 +175,8 @@ var Events = []Event{
 		{Name: "ok", Type: Bool, Default: true},
 		{Name: "error", Type: String, Default: ""},
 		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the checkpoint effect this summary answers (0: none given)"},
+		{Name: "aborted", Type: Bool, Default: false, Doc: "the summary was aborted (the user's abort, or the session being torn down); ok is false"},
+		{Name: "already_compact", Type: Bool, Default: false, Doc: "the host found nothing to summarise: the context since the last compaction is what it keeps verbatim anyway (Pi: \"Nothing to compact\", \"Already compacted\"); ok is false"},
 	}},
 	{Name: "before_tree", Hook: "session_before_tree", Doc: "the user navigates the session tree and Pi is about to summarise the branch left", Facts: []Fact{
 		{Name: "crosses_reset", Type: Bool, Default: false, Doc: "the branch left or the branch entered crosses a reset boundary (host/session.SuppressTreeSummary)"},
@@ -222,6 +225,11 @@ var Effects = []Effect{
 	{Name: "suppress_summary", Doc: "answers before_tree with an empty summary, so no branch summary is generated from raw pre-reset history"},
 	{Name: "clear_param", Doc: "removes a persisted param value so the policy default applies again", Args: []Arg{
 		{Name: "name", Type: String, Required: true},
+	}},
+	{Name: "ask", Doc: "asks the user for one value in a dialog (a command event with dialog true); consecutive ask effects with the same command form one dialog, and once every question is answered the host runs the command that caused the event again with the arguments `command` followed by the answers, in order, separated by spaces (an empty answer takes value; a cancelled dialog runs nothing)", Args: []Arg{
+		{Name: "title", Type: String, Required: true, Doc: "the question"},
+		{Name: "value", Type: String, Doc: "the current value, offered as the answer"},
+		{Name: "command", Type: String, Required: true, Doc: "the command arguments the answers complete"},
 	}},
 }
 

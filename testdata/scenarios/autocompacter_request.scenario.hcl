@@ -4,7 +4,9 @@
 # its tool calls. 4. The extension summarizes the complete context preview.
 # This preview includes the turn's tool results. 5. The extension adds a
 # self-retaining Pi compaction entry. 6. A requested checkpoint starts the
-# next model turn. The agent resumes from the summary."
+# next model turn. The agent resumes from the summary." "The extension waits
+# 10 seconds after a checkpoint. This cooldown prevents repeated requests
+# without new work."
 
 scenario "Request, checkpoint, resume" {
   policy = "autocompacter"
@@ -43,7 +45,15 @@ assistant {
   tokens = 7000
 }
 
-# The user's /autocompacter while idle checkpoints at once and resumes.
+# "The extension waits 10 seconds after a checkpoint. This cooldown prevents
+# repeated requests without new work." Right after the checkpoint, the
+# user's /autocompacter is answered and dropped.
+command "/autocompacter" {}
+
+wait "10s" {}
+
+# After the cooldown, /autocompacter while idle checkpoints at once and
+# resumes.
 command "/autocompacter" {}
 
 assistant {

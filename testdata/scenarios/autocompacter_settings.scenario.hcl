@@ -2,11 +2,15 @@
 # these values: The saved force limit. 270,000 tokens. 80% of the model
 # context window. Notice and warning scale by the same ratio as force. The
 # three active values stay distinct." "A model change resets threshold
-# notices." "Nonterminal use: ... use the set or reset command form."
+# notices." "Nonterminal use: ... The setup wizard needs a dialog-capable
+# UI. In other modes, use the set or reset command form."
 
 scenario "Saved limits, a model change and a reset of the limits" {
   policy = "autocompacter"
 }
+
+# The simulated host has no dialogs: setup explains the set and reset forms.
+command "/autocompacter setup" {}
 
 command "/autocompacter set notice 100000" {}
 command "/autocompacter set warning 140000" {}
@@ -47,3 +51,6 @@ assistant {
 }
 
 command "/autocompacter reset" {}
+
+# All three at once, the form the setup wizard runs with its answers.
+command "/autocompacter set 120000 160000 200000" {}

@@ -54,6 +54,8 @@ class Outcome {
 	compaction: SessionBeforeCompactResult | undefined;
 	tree: SessionBeforeTreeResult | undefined;
 	requestMessages: AgentMessages = [];
+	/** The questions of ask effects, in order (a command's dialog). */
+	asks: { title: string; value: string; command: string }[] = [];
 	constructor(site: Site) {
 		this.site = site;
 	}
@@ -66,7 +68,18 @@ class Outcome {
 interface HostCheckpoint {
 	continueRun: boolean;
 	ctx: ExtensionContext;
+	/** Why the summary failed, when it did: Pi's compaction was cancelled for it. */
+	error?: string;
+	/** The summary was aborted (Pi's abort signal), not an error of its own. */
+	aborted?: boolean;
 }
+
+/**
+ * Pi's compact() refuses before asking any extension when the context since
+ * the last compaction is within keepRecentTokens or already ends in a
+ * compaction; its error texts are the only sign of it.
+ */
+const ALREADY_COMPACT = /^(Nothing to compact|Already compacted)/;
 
 const STATUS_KEY = "resetpolicy";
 const LOG_LINES = 50;
@@ -176,7 +189,7 @@ export class ResetPolicyHost {
 			this.init = init;
 			this.live = true;
 			this.registerSurface(init);
-			if (init.error !== undefined && init.error !== "") ctx.ui.notify(init.error, "error");
+			if (init.error !== undefined && init.error !== "") this.say(ctx, init.error, "error");
 			return true;
 		} catch (err) {
 			this.failSafe(errorText(err));
@@ -186,6 +199,10 @@ export class ResetPolicyHost {
 
 	private async onSessionShutdown(reason: string, ctx: ExtensionContext): Promise<void> {
 		this.generation++;
+		// "Session replacement also cancels stale work": a summary still being
+		// written is not written, reported or continued once the session is
+		// shut down (onBeforeCompact cancels it, finish() reports nothing).
+		this.hostCheckpoint = undefined;
 		const engine = this.engine;
 		if (engine === undefined) return;
 		if (this.live) {
@@ -242,13 +259,7 @@ export class ResetPolicyHost {
 		try {
 			return await fn();
 		} catch (err) {
-			if (!(err instanceof EngineDown)) {
-				try {
-					ctx.ui.notify(`resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
-				} catch {
-					// no UI
-				}
-			}
+			if (!(err instanceof EngineDown)) this.say(ctx, `resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
 			return undefined;
 		}
 	}
@@ -400,12 +411,38 @@ export class ResetPolicyHost {
 		this.generation++;
 		this.pendingWindow = undefined;
 		this.requestDrafts = [];
+		await this.reloadSettings(ctx);
 		const w = await this.request<{ windowId: string }>("activeWindow", { entries: this.fit(ctx.sessionManager.getBranch()) });
 		this.windowId = w.windowId !== "" ? w.windowId : "w1";
 		await this.restoreDurable(ctx);
 		const d = await this.decide(ctx, "session_tree", {});
 		await this.apply(d.effects, new Outcome("other"), ctx);
 		return undefined;
+	}
+
+	/**
+	 * Seed 002: "The extension reads settings from the current project at
+	 * session start. A session tree change reloads them." The engine is
+	 * initialized again with the project's settings (a limit saved with
+	 * `/autocompacter set`, or removed with `reset`, comes into force); the
+	 * session's policy state (failures, cooldown, notices of the cycle) is
+	 * kept across it when the policy stays the same.
+	 */
+	private async reloadSettings(ctx: ExtensionContext): Promise<void> {
+		const snap = await this.request<{ state: unknown }>("snapshot", { session: this.sessionKey });
+		const before = this.init?.policy.name;
+		const init = await this.request<InitializeResult>("initialize", { projectDir: ctx.cwd, trusted: ctx.isProjectTrusted() });
+		this.init = init;
+		this.registerSurface(init);
+		if (init.error !== undefined && init.error !== "") this.say(ctx, init.error, "error");
+		if (init.sessionsReset === true && init.policy.name === before) {
+			try {
+				await this.request("restore", { session: this.sessionKey, state: snap.state });
+			} catch (err) {
+				if (err instanceof EngineDown) throw err;
+				// A policy whose slots changed starts the session afresh.
+			}
+		}
 	}
 
 	private async onBeforeTree(e: SessionBeforeTreeEvent, ctx: ExtensionContext): Promise<SessionBeforeTreeResult | undefined> {
@@ -507,9 +544,21 @@ export class ResetPolicyHost {
 		const hc = this.hostCheckpoint;
 		if (hc !== undefined && e.reason === "manual") {
 			// The host's own checkpoint (the checkpoint effect outside a turn
-			// boundary): a summary of the whole context, self-retaining.
+			// boundary): a summary of the whole context, self-retaining. If
+			// the summary fails, Pi must not write its own summary in its
+			// place ("A summary error leaves the session context unchanged"):
+			// the compaction is cancelled and finish() reports the error.
 			const messages = ctx.sessionManager.buildSessionProjection().messages;
-			const r = await this.summarize(ctx, messages, e.signal);
+			let r: Awaited<ReturnType<typeof this.summarize>>;
+			try {
+				r = await this.summarize(ctx, messages, e.signal);
+			} catch (err) {
+				hc.error = errorText(err);
+				hc.aborted = e.signal.aborted;
+				return { cancel: true };
+			}
+			// A session shutdown meanwhile dropped this checkpoint.
+			if (this.hostCheckpoint !== hc) return { cancel: true };
 			return {
 				compaction: {
 					summary: r.text,
@@ -661,18 +710,71 @@ export class ResetPolicyHost {
 	private async onPolicyCommand(name: string, args: string, ctx: ExtensionCommandContext): Promise<void> {
 		this.lastCtx = ctx;
 		if (!this.live) {
-			ctx.ui.notify(`resetpolicy: the policy engine is not running (${this.engine?.reason ?? "not started"}); /${name} did nothing.`, "error");
+			this.say(ctx, `resetpolicy: the policy engine is not running (${this.engine?.reason ?? "not started"}); /${name} did nothing.`, "error");
 			return;
 		}
 		await this.guard(ctx, async () => {
 			await this.confirmWindow(ctx);
-			const d = await this.decide(ctx, "command", { name, args: args.trim() });
-			await this.apply(d.effects, new Outcome("command"), ctx);
+			const dialog = hasDialogs(ctx);
+			const d = await this.decide(ctx, "command", { name, args: args.trim(), dialog });
+			const out = new Outcome("command");
+			await this.apply(d.effects, out, ctx);
+			if (out.asks.length > 0) await this.dialog(name, out.asks, ctx);
 			return undefined;
 		});
 	}
 
+	/**
+	 * The ask effects of one command decision: the questions in Pi's dialog
+	 * UI, then the same command once more with the answers after each
+	 * group's command arguments (an empty answer takes the offered value).
+	 * A cancelled question runs nothing.
+	 */
+	private async dialog(name: string, asks: Outcome["asks"], ctx: ExtensionCommandContext): Promise<void> {
+		if (!hasDialogs(ctx)) {
+			this.say(ctx, `resetpolicy: /${name} asks questions, and this mode of Pi has no dialogs; nothing was changed.`, "warning");
+			return;
+		}
+		const runs: { command: string; answers: string[] }[] = [];
+		for (const q of asks) {
+			const answer = await ctx.ui.input(q.value === "" ? q.title : `${q.title} [${q.value}]`, q.value);
+			if (answer === undefined) {
+				this.say(ctx, `/${name}: cancelled; nothing was changed.`, "info");
+				return;
+			}
+			const last = runs[runs.length - 1];
+			const a = answer.trim() === "" ? q.value : answer.trim();
+			if (last !== undefined && last.command === q.command) last.answers.push(a);
+			else runs.push({ command: q.command, answers: [a] });
+		}
+		for (const r of runs) {
+			const d = await this.decide(ctx, "command", { name, args: [r.command, ...r.answers].join(" ").trim(), dialog: true });
+			await this.apply(d.effects, new Outcome("command"), ctx);
+		}
+	}
+
 	// ------------------------------------------------------------ effects
+
+	/**
+	 * Shows a reply or notice in every mode. With a UI (Pi's terminal and RPC
+	 * modes, ctx.hasUI) it is a notice; RPC clients get it as a notify
+	 * request. In print and JSON mode ctx.ui.notify does nothing and stdout
+	 * carries only the answer or the JSON event stream, so the line goes to
+	 * stderr as Pi writes its own diagnostics and extension errors there
+	 * ("Error: …", "Warning: …", info plain).
+	 */
+	private say(ctx: ExtensionContext, text: string, level: "info" | "warning" | "error"): void {
+		try {
+			if (ctx.hasUI) {
+				ctx.ui.notify(text, level);
+				return;
+			}
+		} catch {
+			// a context whose session is gone: stderr still reaches the user
+		}
+		const prefix = level === "error" ? "Error: " : level === "warning" ? "Warning: " : "";
+		process.stderr.write(`${prefix}${text}\n`);
+	}
 
 	private text(name: string): string {
 		return this.init?.surface.messages[name] ?? name;
@@ -708,14 +810,17 @@ export class ResetPolicyHost {
 				case "reply": {
 					const text = String(ef.text ?? "");
 					out.reply = { text, terminate: ef.terminate === true };
-					if (out.site === "command") ctx.ui.notify(text, "info");
+					if (out.site === "command") this.say(ctx, text, "info");
 					break;
 				}
 				case "notify": {
 					const level = ef.level === "error" || ef.level === "warning" ? ef.level : "info";
-					ctx.ui.notify(String(ef.text ?? ""), level);
+					this.say(ctx, String(ef.text ?? ""), level);
 					break;
 				}
+				case "ask":
+					out.asks.push({ title: String(ef.title ?? ""), value: String(ef.value ?? ""), command: String(ef.command ?? "") });
+					break;
 				case "status":
 					ctx.ui.setStatus(STATUS_KEY, String(ef.text ?? "") || undefined);
 					break;
@@ -733,7 +838,7 @@ export class ResetPolicyHost {
 					break;
 				case "cancel_compaction":
 					if (out.site === "before_compact") out.compaction = { cancel: true };
-					if (typeof ef.text === "string" && ef.text !== "") ctx.ui.notify(ef.text, "warning");
+					if (typeof ef.text === "string" && ef.text !== "") this.say(ctx, ef.text, "warning");
 					break;
 				case "compact":
 					this.compact(Number(ef.attempt), ctx);
@@ -762,7 +867,7 @@ export class ResetPolicyHost {
 					try {
 						await this.request(method, params);
 					} catch (err) {
-						ctx.ui.notify(`resetpolicy: ${errorText(err)}`, "error");
+						this.say(ctx, `resetpolicy: ${errorText(err)}`, "error");
 					}
 					break;
 				}
@@ -926,7 +1031,8 @@ export class ResetPolicyHost {
 				if (err instanceof EngineDown) throw err;
 				error = errorText(err);
 			}
-			const d = await this.decide(ctx, "summary_done", { ok, error, attempt });
+			const aborted = !ok && ctx.signal?.aborted === true;
+			const d = await this.decide(ctx, "summary_done", { ok, error, attempt, aborted });
 			if (ok && continueRun) out.continueRun = true;
 			await this.apply(d.effects, out, ctx, extra);
 			return;
@@ -934,15 +1040,22 @@ export class ResetPolicyHost {
 		if (this.hostCheckpoint !== undefined) return;
 		const hc: HostCheckpoint = { continueRun, ctx };
 		this.hostCheckpoint = hc;
-		const finish = (ok: boolean, error: string) => {
+		const finish = (ok: boolean, piError: string) => {
 			// A session change since the start dropped this checkpoint: the
 			// policy ignores its summary by identity, and the host must not
 			// continue a run on its behalf either ("Session replacement also
 			// cancels stale work").
 			const current = this.hostCheckpoint === hc;
 			if (current) this.hostCheckpoint = undefined;
+			// Pi's own refusal ("Nothing to compact", "Already compacted") is
+			// the session being compact already, not a summary error. A
+			// cancelled compaction is the summary's failure when the summary
+			// failed (onBeforeCompact cancelled it), else an abort.
+			const alreadyCompact = !ok && hc.error === undefined && ALREADY_COMPACT.test(piError);
+			const aborted = !ok && !alreadyCompact && (hc.aborted === true || (hc.error === undefined && piError === "Compaction cancelled"));
+			const error = hc.error ?? piError;
 			void this.guard(ctx, async () => {
-				const d = await this.decide(ctx, "summary_done", { ok, error, attempt });
+				const d = await this.decide(ctx, "summary_done", { ok, error, attempt, aborted, already_compact: alreadyCompact });
 				await this.apply(d.effects, new Outcome("other"), ctx);
 				if (ok && continueRun && current) this.pi.sendMessage(this.continuation(), { triggerTurn: true });
 				return undefined;
@@ -1001,6 +1114,15 @@ function systemOnly(messages: AgentMessages): AgentMessages {
 	const head = getCurrentSystemMessage(messages as Parameters<typeof getCurrentSystemMessage>[0]);
 	if (head !== undefined) return [head as AgentMessages[number]];
 	return messages.filter((m) => m.role === "system").slice(0, 1);
+}
+
+/** Pi's terminal and RPC modes answer input dialogs; print and JSON mode have no UI. */
+function hasDialogs(ctx: ExtensionContext): boolean {
+	try {
+		return ctx.hasUI;
+	} catch {
+		return false;
+	}
 }
 
 function errorResult(text: string) {

@@ -3,10 +3,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
+import { DEFAULT_COMPACTION_SETTINGS } from "@earendil-works/pi-coding-agent";
 import { contiguous, labels, requestTexts, settle, startPi } from "./harness.ts";
 
 const SUMMARY = "## Goal\nFix the parser bug.\n\n## Next Steps\n1. Add the test.";
 const PAD = "lorem ipsum dolor sit amet ".repeat(1360); // about 9200 tokens
+const PAD31 = "lorem ipsum dolor sit amet ".repeat(4600); // about 31000 tokens
 
 function project(params = "") {
 	return { ".pi/resetpolicy.yaml": `policy: autocompacter\n${params}` };
@@ -53,21 +55,24 @@ test("seed 002 force at the limit: a completed turn at the active force limit is
 });
 
 test("seed 002 summary failure → retry → pause after three, /autocompacter clears the failures and checkpoints", async () => {
-	const params = "params:\n  retry_delays_ms: [0]\n  cooldown_ms: 0\n";
-	// Departs from Pi's defaults: a 10000-token window holds less history
-	// than the default keepRecentTokens, so Pi would find nothing to compact.
-	const pi = await startPi({ project: project(params), contextWindow: 10000, compaction: { reserveTokens: 100, keepRecentTokens: 1 } });
+	// Pi's own compaction settings at their defaults: the policy's limits are set
+	// low instead (force at 30000 tokens, far below the 1M window's
+	// threshold), so the final idle /autocompacter has more context than
+	// Pi's default keepRecentTokens (20000) to compact.
+	const params =
+		"params:\n  retry_delays_ms: [0]\n  cooldown_ms: 0\n  notice_limit: 20000\n  warning_limit: 25000\n  force_limit: 30000\n";
+	const pi = await startPi({ project: project(params), compaction: { ...DEFAULT_COMPACTION_SETTINGS } });
 	const fail = () => fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid request: summary refused" });
 	try {
 		pi.respond(fauxAssistantMessage("answer 1"), fail());
-		await pi.session.prompt(PAD);
+		await pi.session.prompt(PAD31);
 		await settle(pi);
 		for (let i = 2; i <= 3; i++) {
 			pi.respond(fauxAssistantMessage(`answer ${i}`), fail());
 			await pi.session.prompt(`more ${i}`);
 			await settle(pi);
 		}
-		const failed = pi.notices.filter((n) => n.level === "error" && n.text.startsWith("Checkpoint failed"));
+		const failed = pi.notices.filter((n) => n.level === "error" && n.text.startsWith("Automatic checkpoint failed"));
 		assert.equal(failed.length, 3, JSON.stringify(pi.notices));
 		assert.match(failed[2]!.text, /paused/, "the third failure pauses");
 		assert.doesNotMatch(failed[1]!.text, /paused/);
@@ -76,7 +81,8 @@ test("seed 002 summary failure → retry → pause after three, /autocompacter c
 		// Paused, the force limit takes no checkpoint; the warning level still
 		// starts its turn ("Notice and warning messages start a model turn").
 		pi.respond(fauxAssistantMessage("answer 4"), fauxAssistantMessage("heeding the warning"));
-		await pi.session.prompt("more 4");
+		// Long enough that Pi's compact() has the earlier turns to summarise.
+		await pi.session.prompt(`${PAD31} more 4`);
 		await settle(pi);
 		assert.equal(pi.requests.length, 8);
 		assert.ok(!pi.requests.slice(6).some((r) => requestTexts(r).some((t) => t.includes("<conversation>"))), "paused: no summary attempt");

@@ -54,6 +54,14 @@ export interface PiOptions {
 	dir?: string;
 	/** Have the engine write a decision log (see Pi.decisions). */
 	decisionLog?: boolean;
+	/**
+	 * Pi's mode: "rpc" (the default) binds a UI context, as Pi's RPC and
+	 * terminal modes do; "print" and "json" bind none, as `pi -p` and
+	 * `pi --mode json` do (ctx.hasUI is false, ctx.ui does nothing).
+	 */
+	mode?: "rpc" | "print" | "json";
+	/** Answers of the UI's input dialogs, in order (undefined: cancelled). */
+	inputs?: (string | undefined)[];
 }
 
 export interface LoggedDecision {
@@ -69,6 +77,8 @@ export interface Pi {
 	faux: FauxProviderHandle;
 	notices: Notice[];
 	statuses: (string | undefined)[];
+	/** The titles of the input dialogs asked, in order. */
+	dialogs: string[];
 	/** The contexts the provider was asked with, in order. */
 	requests: TranscriptContext[];
 	dir: string;
@@ -139,12 +149,17 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	});
 	const notices: Notice[] = [];
 	const statuses: (string | undefined)[] = [];
+	const dialogs: string[] = [];
+	const inputs = [...(opts.inputs ?? [])];
 	const ui = {
 		notify: (text: string, level?: string) => notices.push({ level: level ?? "info", text }),
 		setStatus: (_key: string, text: string | undefined) => statuses.push(text),
 		select: async () => undefined,
 		confirm: async () => false,
-		input: async () => undefined,
+		input: async (title: string) => {
+			dialogs.push(title);
+			return inputs.shift();
+		},
 		editor: async () => undefined,
 		custom: async () => undefined,
 	};
@@ -155,7 +170,8 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	const savedLog = process.env.RESETPOLICY_DECISION_LOG;
 	if (opts.decisionLog === true) process.env.RESETPOLICY_DECISION_LOG = logFile;
 	try {
-		await session.bindExtensions({ uiContext, mode: "rpc" });
+		const mode = opts.mode ?? "rpc";
+		await session.bindExtensions(mode === "rpc" ? { uiContext, mode } : { mode });
 	} finally {
 		if (savedLog === undefined) delete process.env.RESETPOLICY_DECISION_LOG;
 		else process.env.RESETPOLICY_DECISION_LOG = savedLog;
@@ -180,6 +196,7 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		faux,
 		notices,
 		statuses,
+		dialogs,
 		requests,
 		dir,
 		cwd,
