@@ -65,7 +65,7 @@ const { session } = await createAgentSession({
 // Every request gets the next scripted answer, except Pi's compaction
 // summaries, which get a summary.
 const script: ReturnType<typeof fauxAssistantMessage>[] = [];
-const isSummary = (c: TranscriptContext) => !JSON.stringify(c.systemPrompt ?? c.messages.slice(0, 1)).includes("synthetic test agent");
+const isSummary = (c: TranscriptContext) => !JSON.stringify(c.messages.slice(0, 1)).includes("synthetic test agent");
 const step = (c: TranscriptContext) => {
 	if (isSummary(c)) return fauxAssistantMessage("## Goal\nRead the notes.\n## Progress\nNotes 1-6 read.");
 	const next = script.shift();
