@@ -27,12 +27,11 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 		return nil, fmt.Errorf("%s: no entry with id %q", f.Name, leaf)
 	}
 	var path []*Entry
-	seen := 0
 	for {
 		e := &f.Entries[i]
 		path = append(path, e)
-		seen++
-		if e.ParentID == "" || seen > len(f.Entries) {
+		// A walk longer than the file went round a cycle.
+		if e.ParentID == "" || len(path) >= len(f.Entries) {
 			break
 		}
 		j, ok := f.byID[e.ParentID]
