@@ -93,7 +93,13 @@ type run struct {
 	cancelled  bool
 	replaced   bool
 	depth      int
-	lastErr    error
+	// path and pos: the branch and the entry being replayed, for the
+	// look-ahead that tells a reset the record also made.
+	path []*sessionfile.Entry
+	pos  int
+	// agreed: the replayed policy committed the reset the record makes
+	// next; the record's marker names the new window.
+	agreed bool
 }
 
 // Replay decides one session's branch (leaf "": the active branch).
@@ -124,7 +130,9 @@ func (rp *Replayer) Replay(f *sessionfile.File, leaf string) (*Report, error) {
 		reason = "fork"
 	}
 	r.event("session_start", fs("reason", reason))
-	for _, e := range path {
+	r.path = path
+	for i, e := range path {
+		r.pos = i
 		if e.Millis > 0 {
 			r.now = e.Millis
 		}
@@ -348,11 +356,17 @@ func (r *run) recordedCompaction(e *sessionfile.Entry) {
 // recordedReset is a reset marker of the record: a new window.
 func (r *run) recordedReset(e *sessionfile.Entry) {
 	r.rep.RecordedResets++
+	r.closeTurn()
+	if r.agreed {
+		// The policy committed this very reset: the record goes on
+		// describing the window.
+		r.agreed = false
+		return
+	}
 	if r.projected {
 		r.rep.NotReplayed++
 		return
 	}
-	r.closeTurn()
 	r.windowN++
 	r.window = "w" + strconv.Itoa(r.windowN)
 }
@@ -382,6 +396,20 @@ func (r *run) diverge() {
 		r.projected = true
 		r.rep.DivergedAt = max(r.turn, 1)
 	}
+}
+
+// resetAhead reports whether the record makes a reset here: a reset
+// marker before the next model turn or prompt.
+func (r *run) resetAhead() bool {
+	for _, e := range r.path[r.pos:] {
+		if e.IsMarker() {
+			return true
+		}
+		if e.Type == session.TypeMessage && (e.Role == "assistant" || e.Role == "user") && e != r.path[r.pos] {
+			return false
+		}
+	}
+	return false
 }
 
 func (r *run) newWindow() {
@@ -446,8 +474,15 @@ func (r *run) effect(name string, attempt int64) {
 		if name == "provide_reset" && !r.inCompact {
 			return
 		}
-		r.diverge()
 		r.rep.Resets++
+		if name == "commit_reset" && !r.projected && r.resetAhead() {
+			r.agreed = true
+			r.windowN++
+			r.window = "w" + strconv.Itoa(r.windowN)
+			r.reset, r.userAfter = true, false
+			return
+		}
+		r.diverge()
 		if r.inCompact {
 			r.replaced = true
 		}
