@@ -142,3 +142,27 @@ func TestReplayUsage(t *testing.T) {
 		t.Errorf("bad --set: exit %d %s", code, errOut)
 	}
 }
+
+// simulate --plot draws the scenario as replay --plot draws a session.
+func TestSimulatePlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sim.svg")
+	out, errOut, code := runCLI(t, "", "simulate", "--plot", path)
+	if code != exitOK || !strings.Contains(out, "plot written to "+path) {
+		t.Fatalf("exit %d: %s %s", code, errOut, out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName xml.Name
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil || doc.XMLName.Local != "svg" {
+		t.Fatalf("svg: %v %v", err, doc.XMLName)
+	}
+	for _, want := range []string{"reminder", "warning", "reset", "hard_reserve 183616"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the plot lacks %q", want)
+		}
+	}
+}
