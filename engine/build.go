@@ -18,9 +18,10 @@ import (
 // A builder owns one fact buffer. Event returns an event that shares it,
 // valid until the next Set or Reset: decide it before building the next.
 type EventBuilder struct {
-	def   *contract.Event
-	kind  int
-	facts []lang.Value
+	def      *contract.Event
+	kind     int
+	facts    []lang.Value
+	defaults []lang.Value
 }
 
 // FactIndex is a fact's position in its event kind.
@@ -33,17 +34,17 @@ func NewEventBuilder(name string) (*EventBuilder, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown event %q (events: %s)", name, strings.Join(contract.EventNames(), ", "))
 	}
-	b := &EventBuilder{def: &contract.Events[kind], kind: kind, facts: make([]lang.Value, len(allFacts[kind]))}
+	n := len(allFacts[kind])
+	b := &EventBuilder{def: &contract.Events[kind], kind: kind, facts: make([]lang.Value, n), defaults: make([]lang.Value, n)}
+	for i, f := range allFacts[kind] {
+		b.defaults[i] = defaultValue(f)
+	}
 	b.Reset()
 	return b, nil
 }
 
 // Reset puts every fact back at its default.
-func (b *EventBuilder) Reset() {
-	for i, f := range allFacts[b.kind] {
-		b.facts[i] = defaultValue(f)
-	}
-}
+func (b *EventBuilder) Reset() { copy(b.facts, b.defaults) }
 
 // Index returns the position of a fact of this event and its type.
 func (b *EventBuilder) Index(name string) (FactIndex, contract.Type, error) {

@@ -29,7 +29,11 @@ func config(t testing.TB, policy string, set map[string]string, window int64) re
 
 func replayFile(t testing.TB, cfg replay.Config, name, leaf string) *replay.Report {
 	t.Helper()
-	f, err := sessionfile.ReadFile(filepath.Join(dir, name))
+	path := name
+	if !filepath.IsAbs(name) {
+		path = filepath.Join(dir, name)
+	}
+	f, err := sessionfile.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

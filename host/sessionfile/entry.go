@@ -114,8 +114,8 @@ const MaxErrorMessage = 512
 
 // decode fills e from one parsed JSON object. It keeps copies of the
 // strings it reads; v may be reused after it returns.
-func (e *Entry) decode(v *fastjson.Value, o *Options) {
-	e.Type = str(v, "type")
+func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
+	e.Type = internType(v.GetStringBytes("type"))
 	e.ID = str(v, "id")
 	e.ParentID = str(v, "parentId")
 	e.Millis = isoMillis(v.GetStringBytes("timestamp"))
@@ -147,7 +147,7 @@ func (e *Entry) decode(v *fastjson.Value, o *Options) {
 	}
 }
 
-func (e *Entry) decodeMessage(m *fastjson.Value, o *Options) {
+func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 	if m == nil {
 		return
 	}
@@ -162,9 +162,9 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *Options) {
 		e.CustomType = str(m, "customType")
 		e.WindowID = str(m, "details", "windowId")
 	case "assistant":
-		e.Provider = str(m, "provider")
-		e.Model = str(m, "model")
-		e.StopReason = str(m, "stopReason")
+		e.Provider = o.last.provider.get(m.GetStringBytes("provider"))
+		e.Model = o.last.model.get(m.GetStringBytes("model"))
+		e.StopReason = internStop(m.GetStringBytes("stopReason"))
 		if b := m.GetStringBytes("errorMessage"); len(b) > 0 {
 			if len(b) > MaxErrorMessage {
 				b = b[:MaxErrorMessage]
@@ -215,6 +215,60 @@ func str(v *fastjson.Value, keys ...string) string {
 	b := v.GetStringBytes(keys...)
 	if len(b) == 0 {
 		return ""
+	}
+	return string(b)
+}
+
+// decodeState is what decoding keeps from entry to entry: the caller's
+// options and the last model and provider names, which repeat on every
+// answer of a session.
+type decodeState struct {
+	*Options
+	last struct{ model, provider lastString }
+}
+
+// lastString returns the previous string when the bytes are the same, so
+// a session's thousand answers share one copy of their model's name.
+type lastString struct{ s string }
+
+func (l *lastString) get(b []byte) string {
+	if string(b) != l.s {
+		l.s = string(b)
+	}
+	return l.s
+}
+
+// internType returns the constant of a type Pi writes.
+func internType(b []byte) string {
+	switch string(b) {
+	case session.TypeMessage:
+		return session.TypeMessage
+	case session.TypeCompaction:
+		return session.TypeCompaction
+	case session.TypeCustom:
+		return session.TypeCustom
+	case session.TypeCustomMessage:
+		return session.TypeCustomMessage
+	case session.TypeModelChange:
+		return session.TypeModelChange
+	case session.TypeSession:
+		return session.TypeSession
+	}
+	return string(b)
+}
+
+func internStop(b []byte) string {
+	switch string(b) {
+	case "stop":
+		return "stop"
+	case "toolUse":
+		return "toolUse"
+	case "error":
+		return "error"
+	case "aborted":
+		return "aborted"
+	case "length":
+		return "length"
 	}
 	return string(b)
 }

@@ -80,16 +80,34 @@ type File struct {
 // goroutine its own.
 type Reader struct {
 	opts Options
+	dec  decodeState
 	p    fastjson.Parser
 	sc   fastjson.Scanner
 	buf  []byte
 	br   *bufio.Reader
+	// entries and byID are reused from file to file, so that reading a
+	// corpus allocates for the largest session, not for every one.
+	entries []Entry
+	byID    map[string]int
+}
+
+// next extends the entries by one, reusing the memory (and the tool call
+// slice) of an entry of an earlier file.
+func (f *File) next() *Entry {
+	if len(f.Entries) < cap(f.Entries) {
+		f.Entries = f.Entries[:len(f.Entries)+1]
+	} else {
+		f.Entries = append(f.Entries, Entry{})
+	}
+	return &f.Entries[len(f.Entries)-1]
 }
 
 // NewReader returns a reader with the given options.
 func NewReader(opts Options) *Reader {
 	opts.norm()
-	return &Reader{opts: opts, br: bufio.NewReaderSize(nil, 256<<10)}
+	rd := &Reader{opts: opts, br: bufio.NewReaderSize(nil, 256<<10)}
+	rd.dec.Options = &rd.opts
+	return rd
 }
 
 // ReadFile reads one session file.
@@ -109,9 +127,17 @@ var ErrNotSession = errors.New("not a Pi session: the first entry is not a sessi
 // Read reads a session from r. An I/O error or a file that is not a
 // session is an error; everything else (bad lines, unknown entries,
 // bounds reached) is reported in the File.
+//
+// The File's entries reuse the memory of the previous Read of the same
+// Reader: a File is valid until the Reader reads the next one.
 func (rd *Reader) Read(r io.Reader, name string) (*File, error) {
-	file := &File{Name: name, Version: 1}
 	rd.br.Reset(io.LimitReader(r, rd.opts.MaxFile+1))
+	return rd.read(name)
+}
+
+func (rd *Reader) read(name string) (*File, error) {
+	file := &File{Name: name, Version: 1, Entries: rd.entries[:0], byID: rd.byID}
+	defer func() { rd.entries, rd.byID = file.Entries[:0], file.byID }()
 	var total int64
 	headerSeen := false
 	// Pi's migration resolves firstKeptEntryIndex against the parsed
@@ -165,8 +191,9 @@ func (rd *Reader) Read(r io.Reader, name string) (*File, error) {
 					file.Truncated = true
 					return rd.finish(file, keptIndex)
 				}
-				e := Entry{Line: file.Lines}
-				e.decode(v, &rd.opts)
+				e := file.next()
+				*e = Entry{Line: file.Lines, ToolCalls: e.ToolCalls[:0]}
+				e.decode(v, &rd.dec)
 				e.Bytes = len(t)
 				if !Known(e.Type) {
 					if file.Skipped == nil {
@@ -179,10 +206,9 @@ func (rd *Reader) Read(r io.Reader, name string) (*File, error) {
 						if keptIndex == nil {
 							keptIndex = map[int]int64{}
 						}
-						keptIndex[len(file.Entries)] = k.GetInt64()
+						keptIndex[len(file.Entries)-1] = k.GetInt64()
 					}
 				}
-				file.Entries = append(file.Entries, e)
 			}
 			if err := rd.sc.Error(); err != nil {
 				file.Problems = append(file.Problems, Problem{file.Lines, "not JSON: " + err.Error()})
@@ -255,7 +281,10 @@ func (rd *Reader) finish(f *File, keptIndex map[int]int64) (*File, error) {
 			}
 		}
 	}
-	f.byID = make(map[string]int, len(f.Entries))
+	if f.byID == nil {
+		f.byID = make(map[string]int, len(f.Entries))
+	}
+	clear(f.byID)
 	for i, e := range f.Entries {
 		f.byID[e.ID] = i
 	}
