@@ -239,8 +239,19 @@ func (rd *Reader) read(name string) (*File, error) {
 // bound is consumed and only its length reported (tooLong > 0).
 func (rd *Reader) readLine() (line []byte, tooLong int, err error) {
 	rd.buf = rd.buf[:0]
-	for {
-		chunk, err := rd.br.ReadSlice('\n')
+	// Most lines fit the reader's buffer: hand them out in place, with no
+	// copy (valid until the next read).
+	chunk, err := rd.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull && len(chunk) <= rd.opts.MaxLine+1 {
+		if n := len(chunk); n > 0 && chunk[n-1] == '\n' {
+			chunk = chunk[:n-1]
+		}
+		return chunk, 0, err
+	}
+	for first := true; ; first = false {
+		if !first {
+			chunk, err = rd.br.ReadSlice('\n')
+		}
 		over := len(rd.buf)+len(chunk) > rd.opts.MaxLine+1
 		if over || tooLong > 0 {
 			tooLong += len(chunk)
