@@ -206,3 +206,34 @@ func BenchmarkReplayCorpus(b *testing.B) {
 	b.ReportMetric(float64(events.Load())/cpu.Seconds(), "events/cpu-s")
 	b.ReportMetric(float64(events.Load())/float64(b.N), "events/corpus")
 }
+
+// After the replay leaves the record, Pi's threshold compaction runs on
+// the projected window: under new_context, whose rules answer every
+// compaction with a reset, a long session resets at the record's first
+// compaction and again, projected, each time the fresh window fills.
+func TestProjectedThresholdCompaction(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "long.jsonl")
+	if err := writeSession(file, rand.New(rand.NewPCG(7, 7)), 1500); err != nil {
+		t.Fatal(err)
+	}
+	rep := replayFile(t, config(t, "new_context", nil, 0), file, "")
+	if rep.RecordedCompactions < 3 || rep.DivergedAt == 0 || rep.NotReplayed == 0 {
+		t.Fatalf("recorded compactions %d, diverged at %d, not replayed %d", rep.RecordedCompactions, rep.DivergedAt, rep.NotReplayed)
+	}
+	projected := 0
+	for _, d := range rep.Decisions {
+		if d.Event == "before_compact" && d.Projected {
+			projected++
+			if d.Tokens <= 200000-16384 {
+				t.Errorf("projected compaction at %d tokens, under Pi's threshold", d.Tokens)
+			}
+		}
+	}
+	if projected == 0 || rep.Resets != 1+projected {
+		t.Fatalf("projected compactions decided %d, resets %d", projected, rep.Resets)
+	}
+	if rep.PeakTokens > 200000 {
+		t.Errorf("projected peak %d over the window", rep.PeakTokens)
+	}
+}

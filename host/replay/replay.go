@@ -251,6 +251,8 @@ func (r *run) customMessage(e *sessionfile.Entry) {
 
 // answer is one model turn: its request, then its tool calls.
 func (r *run) answer(e *sessionfile.Entry) {
+	// Pi compacts before a turn as before a prompt.
+	r.thresholdCompaction()
 	r.turn++
 	r.rep.Turns++
 	req := r.rec + r.pendingEst
@@ -371,9 +373,9 @@ func (r *run) recordedReset(e *sessionfile.Entry) {
 	r.window = "w" + strconv.Itoa(r.windowN)
 }
 
-// thresholdCompaction is Pi's automatic compaction before a prompt,
-// applied to the projected window once the replay has left the record
-// (before that, the record's own compactions are replayed).
+// thresholdCompaction is Pi's automatic compaction before a prompt or a
+// turn, applied to the projected window once the replay has left the
+// record (before that, the record's own compactions are replayed).
 func (r *run) thresholdCompaction() {
 	s := r.rp.cfg.Settings
 	if !r.projected || !s.AutoCompaction || r.tokens <= r.ctxWindow-s.Reserve {
