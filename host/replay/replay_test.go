@@ -205,7 +205,7 @@ func TestReplaySimulatorOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := replay.New(replay.Config{Engine: engine.New(p), Settings: replay.DefaultSettings()}).Replay(f, "")
+	rep, err := replay.New(replay.Config{Engine: engine.New(p), Settings: replay.DefaultSettings(), Points: true}).Replay(f, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +225,12 @@ func TestReplaySimulatorOut(t *testing.T) {
 	}
 	if rep.RecordedResets != 1 || rep.Resets != 1 || simResetTurn == 0 || replayResetTurn != simResetTurn || rep.DivergedAt != 0 {
 		t.Fatalf("recorded resets %d, replayed %d at turn %d (simulated at %d), diverged at %d", rep.RecordedResets, rep.Resets, replayResetTurn, simResetTurn, rep.DivergedAt)
+	}
+	// The agent's wipe_memory call is a tool event the policy answers.
+	if !slices.ContainsFunc(rep.Decisions, func(d replay.Decision) bool {
+		return d.Event == "tool" && slices.Contains(d.Rules, "tool_request_upgrades_budget_close_out")
+	}) {
+		t.Errorf("no tool event for wipe_memory: %+v", rep.Decisions)
 	}
 	for _, pt := range rep.Points {
 		if pt.Projected {
