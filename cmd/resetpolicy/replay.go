@@ -31,6 +31,7 @@ type replayFlags struct {
 	autoCompaction bool
 	jobs           int
 	progress       string
+	piSettings     []string
 }
 
 func newReplayCmd(v *viper.Viper) *cobra.Command {
@@ -83,6 +84,7 @@ overlaid.`,
 	cmd.Flags().Int64Var(&f.reserve, "reserve", 16384, "Pi's compaction.reserveTokens")
 	cmd.Flags().Int64Var(&f.keepRecent, "keep-recent", 20000, "Pi's compaction.keepRecentTokens")
 	cmd.Flags().BoolVar(&f.autoCompaction, "auto-compaction", true, "Pi's compaction.enabled")
+	cmd.Flags().StringArrayVar(&f.piSettings, "pi-settings", nil, "a Pi settings.json whose compaction settings apply (repeatable: the agent directory's, then the project's); --reserve, --keep-recent and --auto-compaction given explicitly win")
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "sessions replayed at once (default: the number of CPUs)")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (on a terminal), always, never")
 	return cmd
@@ -101,9 +103,27 @@ func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting
 	if err != nil {
 		return nil, err
 	}
-	base := setting{label: policy, policy: policy, set: set, settings: replay.Settings{
-		ContextWindow: f.contextWindow, Reserve: f.reserve, KeepRecent: f.keepRecent, AutoCompaction: f.autoCompaction,
-	}}
+	st := replay.DefaultSettings()
+	for _, path := range f.piSettings {
+		data, err := readBounded(path, replay.MaxPiSettings)
+		if err == nil {
+			st, err = replay.ApplyPiSettings(st, data)
+		}
+		if err != nil {
+			return nil, usage("--pi-settings %s: %v", path, err)
+		}
+	}
+	st.ContextWindow = f.contextWindow
+	if cmd.Flags().Changed("reserve") || len(f.piSettings) == 0 {
+		st.Reserve = f.reserve
+	}
+	if cmd.Flags().Changed("keep-recent") || len(f.piSettings) == 0 {
+		st.KeepRecent = f.keepRecent
+	}
+	if cmd.Flags().Changed("auto-compaction") || len(f.piSettings) == 0 {
+		st.AutoCompaction = f.autoCompaction
+	}
+	base := setting{label: policy, policy: policy, set: set, settings: st}
 	if f.compare == "" {
 		return []setting{base}, nil
 	}
@@ -235,6 +255,23 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 		return silent
 	}
 	return nil
+}
+
+// readBounded reads a file of at most max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("over %d bytes", max)
+	}
+	return data, nil
 }
 
 // progress returns a progress bar on a terminal (or always/never as

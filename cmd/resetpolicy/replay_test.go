@@ -166,3 +166,32 @@ func TestSimulatePlot(t *testing.T) {
 		}
 	}
 }
+
+// --pi-settings takes the reserve from Pi's settings.json; an explicit
+// --reserve wins over it.
+func TestReplayPiSettings(t *testing.T) {
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"compaction":{"reserveTokens":24000}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warn := func(args ...string) float64 {
+		out, errOut, code := runCLI(t, "", append([]string{"replay", "testdata/sessions/pi-faux-read.jsonl", "--context-window", "64000", "--json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d %s", args, code, errOut)
+		}
+		var m struct {
+			FirstWarning struct{ Turn float64 } `json:"first_warning"`
+		}
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m.FirstWarning.Turn
+	}
+	def, pi, flag := warn(), warn("--pi-settings", settings), warn("--pi-settings", settings, "--reserve", "16384")
+	if !(pi < def) || flag != def {
+		t.Errorf("first warning: default %v, Pi settings %v, Pi settings and --reserve 16384 %v", def, pi, flag)
+	}
+	if _, errOut, code := runCLI(t, "", "replay", "testdata/sessions", "--pi-settings", "nope.json"); code != exitUsage || !strings.Contains(errOut, "nope.json") {
+		t.Errorf("missing settings file: exit %d %s", code, errOut)
+	}
+}

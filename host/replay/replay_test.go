@@ -277,3 +277,19 @@ func TestContextWindowTable(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyPiSettings(t *testing.T) {
+	s, err := replay.ApplyPiSettings(replay.DefaultSettings(), []byte(`{"compaction":{"enabled":false,"reserveTokens":32768},"theme":"dark"}`))
+	if err != nil || s.AutoCompaction || s.Reserve != 32768 || s.KeepRecent != 20000 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	s, err = replay.ApplyPiSettings(s, []byte(`{"compaction":{"keepRecentTokens":4000}}`))
+	if err != nil || s.AutoCompaction || s.Reserve != 32768 || s.KeepRecent != 4000 {
+		t.Fatalf("layered: %+v %v", s, err)
+	}
+	for _, bad := range []string{`{"compaction":{"reserveTokens":-1}}`, `{"compaction":{"enabled":"yes"}}`, `[`} {
+		if got, err := replay.ApplyPiSettings(s, []byte(bad)); err == nil || got != s {
+			t.Errorf("%s: accepted or changed: %+v %v", bad, got, err)
+		}
+	}
+}
