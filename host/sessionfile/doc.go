@@ -33,7 +33,10 @@
 // Problem says so), bytes per file (DefaultMaxFile, 1 GiB, likewise), tool
 // calls kept per message (MaxToolCalls) and the bytes of tool arguments
 // kept (MaxArgs; only for the tools the caller names). Strings kept from a
-// line are copied, so no line buffer outlives its line.
+// line are copied, so no line buffer outlives its line. A Reader reuses
+// its entries and index from one file to the next (a File is valid until
+// the next Read), so reading a corpus costs the memory of its largest
+// session.
 //
 // # What it must not do
 //
