@@ -195,3 +195,23 @@ func TestReplayPiSettings(t *testing.T) {
 		t.Errorf("missing settings file: exit %d %s", code, errOut)
 	}
 }
+
+// A file that is not a Pi session is reported and the others are still
+// replayed; the exit status says something failed.
+func TestReplayNotASession(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/sessions/branched.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"type":"message","id":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.jsonl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "replay", dir)
+	if code != exitFailure || !strings.Contains(errOut, "a.jsonl: not a Pi session") || !strings.Contains(out, "b.jsonl") || !strings.Contains(out, "sessions                               1") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

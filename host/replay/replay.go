@@ -578,7 +578,7 @@ func (r *run) record(d engine.Decision) {
 }
 
 // String names a report's session for humans: its file and, when the
-// branch is not the active one, the leaf.
+// session has one, its display name.
 func (rep *Report) String() string {
 	if rep.Name != "" {
 		return fmt.Sprintf("%s (%s)", rep.File, rep.Name)
