@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/scenario"
 	"github.com/resetpolicy/resetpolicy/host/sim"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -20,6 +22,7 @@ func newSimulateCmd(v *viper.Viper) *cobra.Command {
 		sets         []string
 		scenarioFile string
 		out          string
+		plotFile     string
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate [--policy NAME|FILE] [--scenario FILE] [--set PARAM=VALUE...] [--out session.jsonl]",
@@ -40,13 +43,18 @@ that continues in a fresh window.
 
 --policy is a built-in name or a policy file; without it the scenario's
 policy is used, else RESETPOLICY_POLICY, else wipe_memory. --set overrides a
-param after the scenario's own overrides. --out writes the session as Pi JSONL.`,
+param after the scenario's own overrides. --out writes the session as Pi JSONL.
+--plot draws context per turn with the policy's thresholds and decisions, as
+replay --plot does.`,
 		Example: `  resetpolicy simulate
   resetpolicy simulate --set warning_runway=20000
   resetpolicy simulate --policy autocompacter --scenario testdata/scenarios/autocompacter_force.scenario.hcl
   resetpolicy simulate --out session.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if plotFile != "" && !strings.HasSuffix(plotFile, ".svg") && !strings.HasSuffix(plotFile, ".png") {
+				return usage("--plot %q: the file name must end in .svg or .png", plotFile)
+			}
 			set, err := parseSet(sets)
 			if err != nil {
 				return err
@@ -101,6 +109,12 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "session written to %s\n", out)
 			}
+			if plotFile != "" {
+				if err := replay.Plot(plotFile, []replay.PlotSession{replay.SimulatedSession(res)}); err != nil {
+					return failure("--plot: %v", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "plot written to %s\n", plotFile)
+			}
 			return nil
 		},
 	}
@@ -108,6 +122,7 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 	cmd.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file (default: the built-in scenario)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	cmd.Flags().StringVar(&out, "out", "", "write the simulated session to this file as Pi JSONL")
+	cmd.Flags().StringVar(&plotFile, "plot", "", "draw context per turn with the policy's thresholds and decisions to FILE.svg or FILE.png")
 	return cmd
 }
 

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// EventBuilder builds events of one kind from Go values, without a JSON
+// or map round trip: a host that already holds typed facts (a replay of
+// recorded sessions, millions of events) resolves each fact's position
+// once and sets values by position. Values are checked as ParseEvent
+// checks them (enum members); an unknown fact name is an error when the
+// position is looked up, not per event.
+//
+// A builder owns one fact buffer. Event returns an event that shares it,
+// valid until the next Set or Reset: decide it before building the next.
+type EventBuilder struct {
+	def      *contract.Event
+	kind     int
+	facts    []lang.Value
+	defaults []lang.Value
+}
+
+// FactIndex is a fact's position in its event kind.
+type FactIndex int
+
+// NewEventBuilder returns a builder for the named event with every fact
+// at its contract default.
+func NewEventBuilder(name string) (*EventBuilder, error) {
+	kind, ok := kinds[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown event %q (events: %s)", name, strings.Join(contract.EventNames(), ", "))
+	}
+	n := len(allFacts[kind])
+	b := &EventBuilder{def: &contract.Events[kind], kind: kind, facts: make([]lang.Value, n), defaults: make([]lang.Value, n)}
+	for i, f := range allFacts[kind] {
+		b.defaults[i] = defaultValue(f)
+	}
+	b.Reset()
+	return b, nil
+}
+
+// Reset puts every fact back at its default.
+func (b *EventBuilder) Reset() { copy(b.facts, b.defaults) }
+
+// Index returns the position of a fact of this event and its type.
+func (b *EventBuilder) Index(name string) (FactIndex, contract.Type, error) {
+	for i, f := range allFacts[b.kind] {
+		if f.Name == name {
+			return FactIndex(i), f.Type, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("event %s has no fact %q", b.def.Name, name)
+}
+
+// MustIndex is Index for facts the caller knows from the contract; an
+// unknown name is a programming error.
+func (b *EventBuilder) MustIndex(name string, t contract.Type) FactIndex {
+	i, got, err := b.Index(name)
+	if err != nil {
+		panic(err)
+	}
+	if got != t {
+		panic(fmt.Sprintf("engine: fact %s.%s is %s, not %s", b.def.Name, name, got, t))
+	}
+	return i
+}
+
+// SetInt sets an int fact.
+func (b *EventBuilder) SetInt(i FactIndex, n int64) { b.facts[i] = lang.Value{Num: float64(n)} }
+
+// SetBool sets a bool fact.
+func (b *EventBuilder) SetBool(i FactIndex, v bool) { b.facts[i] = lang.Value{Bool: v} }
+
+// SetString sets a string fact; a value outside the fact's enum is an
+// error and leaves the fact as it was.
+func (b *EventBuilder) SetString(i FactIndex, s string) error {
+	f := allFacts[b.kind][i]
+	if len(f.Enum) > 0 {
+		v, ok := lang.EnumValue(f.Enum, s)
+		if !ok {
+			return fmt.Errorf("event %s: fact %q is one of %s, not %q", b.def.Name, f.Name, strings.Join(f.Enum, ", "), s)
+		}
+		b.facts[i] = v
+		return nil
+	}
+	b.facts[i] = lang.Value{Str: s}
+	return nil
+}
+
+// SetObject sets an object fact (nil: the empty object). The map must
+// hold only JSON-like values (bool, float64, string, []any, map[string]any).
+func (b *EventBuilder) SetObject(i FactIndex, m map[string]any) { b.facts[i] = lang.Value{X: m} }
+
+// Event returns the event as built so far. It shares the builder's
+// buffer.
+func (b *EventBuilder) Event() Event { return Event{def: b.def, kind: b.kind, facts: b.facts} }

@@ -1,0 +1,118 @@
+package replay
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/resetpolicy/resetpolicy/host/sessionfile"
+)
+
+// Result is the replay of one file under every Config, in Config order.
+type Result struct {
+	File    string
+	Reports []*Report
+	Err     error // the file could not be read as a session
+}
+
+// Corpus replays files under configs. Files are read once and replayed
+// under each config; Workers goroutines (default GOMAXPROCS) each hold one
+// file at a time, and results are handed to Emit in file order from a
+// window of at most 2×Workers files, so memory grows with the largest
+// session, not with the corpus.
+type Corpus struct {
+	Configs []Config
+	Read    sessionfile.Options
+	Leaf    string // --branch: the leaf to replay in every file ("" active)
+	Workers int
+	// Emit receives each file's result, in order, on one goroutine.
+	Emit func(Result)
+	// Done is called after each file, from the worker, for progress.
+	Done func()
+}
+
+// Run replays every file.
+func (c *Corpus) Run(files []string) {
+	workers := c.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	window := 2 * workers
+	type job struct {
+		i    int
+		file string
+	}
+	jobs := make(chan job)
+	results := make(chan struct {
+		i int
+		r Result
+	}, window)
+	slots := make(chan struct{}, window)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			opts := c.Read
+			rps := make([]*Replayer, len(c.Configs))
+			for i, cfg := range c.Configs {
+				rps[i] = New(cfg)
+				if opts.KeepArgs == nil {
+					opts.KeepArgs = map[string]bool{}
+				}
+				for t := range rps[i].tools {
+					opts.KeepArgs[t] = true
+				}
+			}
+			rd := sessionfile.NewReader(opts)
+			for j := range jobs {
+				res := Result{File: j.file}
+				f, err := rd.ReadFile(j.file)
+				if err != nil {
+					res.Err = err
+				} else {
+					for _, rp := range rps {
+						rep, err := rp.Replay(f, c.Leaf)
+						if err != nil {
+							res.Err = err
+							break
+						}
+						res.Reports = append(res.Reports, rep)
+					}
+				}
+				if c.Done != nil {
+					c.Done()
+				}
+				results <- struct {
+					i int
+					r Result
+				}{j.i, res}
+			}
+		}()
+	}
+	go func() {
+		for i, f := range files {
+			slots <- struct{}{}
+			jobs <- job{i, f}
+		}
+		close(jobs)
+		wg.Wait()
+		close(results)
+	}()
+	pending := map[int]Result{}
+	next := 0
+	for r := range results {
+		pending[r.i] = r.r
+		for {
+			res, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-slots
+			if c.Emit != nil {
+				c.Emit(res)
+			}
+		}
+	}
+}

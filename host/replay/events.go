@@ -1,0 +1,105 @@
+package replay
+
+import (
+	"encoding/json"
+
+	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+)
+
+// builders holds one EventBuilder per event kind with the positions of
+// the facts the replay sets, resolved once per replayer.
+type builders struct {
+	by map[string]*builder
+}
+
+type builder struct {
+	b *engine.EventBuilder
+	// common facts
+	window, now, tokens, ctxWindow, reserve, autoCompaction, idle engine.FactIndex
+	// own facts, -1 when the event has none of that name
+	own map[string]engine.FactIndex
+}
+
+func newBuilders() *builders {
+	bs := &builders{by: map[string]*builder{}}
+	for _, ev := range contract.Events {
+		eb, err := engine.NewEventBuilder(ev.Name)
+		if err != nil {
+			panic(err)
+		}
+		b := &builder{b: eb, own: map[string]engine.FactIndex{}}
+		b.window = eb.MustIndex("window_id", contract.String)
+		b.now = eb.MustIndex("now_ms", contract.Int)
+		b.tokens = eb.MustIndex("tokens", contract.Int)
+		b.ctxWindow = eb.MustIndex("context_window", contract.Int)
+		b.reserve = eb.MustIndex("reserve", contract.Int)
+		b.autoCompaction = eb.MustIndex("auto_compaction", contract.Bool)
+		b.idle = eb.MustIndex("idle", contract.Bool)
+		for _, f := range ev.Facts {
+			i, _, _ := eb.Index(f.Name)
+			b.own[f.Name] = i
+		}
+		bs.by[ev.Name] = b
+	}
+	return bs
+}
+
+// fact is one own fact of an event.
+type fact struct {
+	name string
+	s    string
+	n    int64
+	b    bool
+	obj  map[string]any
+	kind byte // 's', 'n', 'b', 'o'
+}
+
+func fs(name, s string) fact                { return fact{name: name, s: s, kind: 's'} }
+func fn(name string, n int64) fact          { return fact{name: name, n: n, kind: 'n'} }
+func fb(name string, b bool) fact           { return fact{name: name, b: b, kind: 'b'} }
+func fo(name string, m map[string]any) fact { return fact{name: name, obj: m, kind: 'o'} }
+
+// build fills the builder of an event with the host's facts and the
+// event's own, and returns the event.
+func (r *run) build(name string, own ...fact) (engine.Event, error) {
+	b := r.rp.bs.by[name]
+	eb := b.b
+	eb.Reset()
+	_ = eb.SetString(b.window, r.window)
+	eb.SetInt(b.now, r.now)
+	eb.SetInt(b.tokens, r.tokens)
+	eb.SetInt(b.ctxWindow, r.ctxWindow)
+	eb.SetInt(b.reserve, r.rp.cfg.Settings.Reserve)
+	eb.SetBool(b.autoCompaction, r.rp.cfg.Settings.AutoCompaction)
+	eb.SetBool(b.idle, !r.inRun)
+	for _, f := range own {
+		i := b.own[f.name]
+		switch f.kind {
+		case 's':
+			if err := eb.SetString(i, f.s); err != nil {
+				return engine.Event{}, err
+			}
+		case 'n':
+			eb.SetInt(i, f.n)
+		case 'b':
+			eb.SetBool(i, f.b)
+		case 'o':
+			eb.SetObject(i, f.obj)
+		}
+	}
+	return eb.Event(), nil
+}
+
+// toolArgs decodes kept tool arguments into the object a tool event
+// carries (JSON numbers as float64, as the engine normalises them).
+func toolArgs(raw []byte) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}

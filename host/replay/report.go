@@ -1,0 +1,144 @@
+package replay
+
+// Report is what a replay of one session found.
+type Report struct {
+	Session string `json:"session"` // the session id
+	File    string `json:"file"`
+	Name    string `json:"name,omitempty"` // the session's display name (session_info)
+	Leaf    string `json:"leaf,omitempty"` // the leaf of the replayed branch
+	Version int    `json:"version"`        // the format version as written
+	Label   string `json:"setting,omitempty"`
+	Policy  string `json:"policy"`
+
+	Model         string `json:"model,omitempty"`
+	ContextWindow int64  `json:"context_window"`
+	// WindowFrom says where the context window came from: "flag",
+	// "model" (the built-in table) or "default" (a model it does not know).
+	WindowFrom string `json:"context_window_from"`
+
+	Events int `json:"events"`
+	Turns  int `json:"turns"`
+	// PeakTokens is the highest context of any event replayed;
+	// PeakProjected says whether that figure is projected.
+	PeakTokens    int64 `json:"peak_tokens"`
+	PeakProjected bool  `json:"peak_projected"`
+	// RecordedPeakTokens is the highest context the record itself shows.
+	RecordedPeakTokens int64 `json:"recorded_peak_tokens"`
+	// DivergedAt is the turn of the first decision that changed the
+	// window (0: none); figures of later turns are projected.
+	DivergedAt int `json:"diverged_at_turn,omitempty"`
+
+	FirstReminder    *Mark  `json:"first_reminder,omitempty"`
+	FirstWarning     *Mark  `json:"first_warning,omitempty"`
+	FirstHardReserve *Mark  `json:"first_hard_reserve,omitempty"`
+	Warnings         []Mark `json:"warnings,omitempty"` // every warning, with its runway
+
+	// What the policy would do.
+	Resets               int `json:"resets"`
+	Checkpoints          int `json:"checkpoints"`
+	Compactions          int `json:"compactions_started"`
+	CancelledCompactions int `json:"compactions_cancelled"`
+	// What Pi would do on the projected window after divergence.
+	ProjectedCompactions int `json:"projected_pi_compactions,omitempty"`
+	// What really happened in the record.
+	RecordedCompactions int `json:"recorded_compactions"`
+	RecordedResets      int `json:"recorded_resets"`
+	// Recorded compactions and resets after divergence, not replayed.
+	NotReplayed int `json:"recorded_not_replayed,omitempty"`
+
+	Decisions        []Decision `json:"decisions"`
+	DecisionsDropped int        `json:"decisions_dropped,omitempty"`
+	Rejected         []Rejected `json:"rejected,omitempty"`
+	// Errors are the file's problems: lines not read, with their numbers.
+	Errors  []string       `json:"errors"`
+	Skipped map[string]int `json:"skipped_entry_types,omitempty"`
+	Joined  int            `json:"joined_lines,omitempty"`
+
+	// Points are the context of every request, for plots.
+	Points []Point `json:"-"`
+}
+
+// Mark is a turn where something happened, with the context then.
+type Mark struct {
+	Turn   int   `json:"turn"`
+	Tokens int64 `json:"tokens"`
+	// Runway is what was left above the reserve: context window − tokens
+	// − reserve.
+	Runway    int64 `json:"runway"`
+	Projected bool  `json:"projected"`
+}
+
+// Decision is one event on which a rule fired.
+type Decision struct {
+	Turn      int              `json:"turn"`
+	Event     string           `json:"event"`
+	Tokens    int64            `json:"tokens"`
+	Projected bool             `json:"projected"`
+	Rules     []string         `json:"rules"`
+	Effects   []map[string]any `json:"effects"`
+}
+
+// Rejected is an event the policy rejected (an expression that could not
+// be evaluated); the state stays as it was.
+type Rejected struct {
+	Turn  int    `json:"turn"`
+	Event string `json:"event"`
+	Error string `json:"error"`
+}
+
+// Point is the context of one request.
+type Point struct {
+	Turn      int
+	Tokens    int64
+	Projected bool
+}
+
+// Total sums reports of one setting.
+type Total struct {
+	Sessions, Events, Turns                         int
+	PeakTokens                                      int64
+	PeakProjected                                   bool
+	Reminded, Warned, HardReserve, Diverged         int // sessions
+	Resets, Checkpoints, Compactions, Cancelled     int
+	ProjectedCompactions                            int
+	RecordedCompactions, RecordedResets, Rejected   int
+	Errors                                          int
+	MinWarningRunway                                int64
+	MinWarningRunwayProjected, HaveMinWarningRunway bool
+}
+
+// Add adds one report.
+func (t *Total) Add(r *Report) {
+	t.Sessions++
+	t.Events += r.Events
+	t.Turns += r.Turns
+	if r.PeakTokens > t.PeakTokens {
+		t.PeakTokens, t.PeakProjected = r.PeakTokens, r.PeakProjected
+	}
+	if r.FirstReminder != nil {
+		t.Reminded++
+	}
+	if r.FirstWarning != nil {
+		t.Warned++
+	}
+	if r.FirstHardReserve != nil {
+		t.HardReserve++
+	}
+	if r.DivergedAt > 0 {
+		t.Diverged++
+	}
+	t.Resets += r.Resets
+	t.Checkpoints += r.Checkpoints
+	t.Compactions += r.Compactions
+	t.Cancelled += r.CancelledCompactions
+	t.ProjectedCompactions += r.ProjectedCompactions
+	t.RecordedCompactions += r.RecordedCompactions
+	t.RecordedResets += r.RecordedResets
+	t.Rejected += len(r.Rejected)
+	t.Errors += len(r.Errors)
+	for _, w := range r.Warnings {
+		if !t.HaveMinWarningRunway || w.Runway < t.MinWarningRunway {
+			t.MinWarningRunway, t.MinWarningRunwayProjected, t.HaveMinWarningRunway = w.Runway, w.Projected, true
+		}
+	}
+}

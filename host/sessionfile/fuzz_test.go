@@ -1,0 +1,66 @@
+package sessionfile_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/resetpolicy/resetpolicy/host/sessionfile"
+)
+
+// FuzzRead feeds the reader arbitrary files, seeded with the recorded
+// sessions and their conversions cut into small pieces: it never panics,
+// never reports a problem beyond the lines it read, and every branch it
+// returns starts at a root and ends at the leaf asked for.
+//
+//	go test ./host/sessionfile -run XXX -fuzz FuzzRead -fuzztime 60s
+func FuzzRead(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		lines := bytes.Split(b, []byte("\n"))
+		for i := 0; i+3 <= len(lines); i += 7 {
+			seed := bytes.Join(append([][]byte{lines[0]}, lines[i:i+3]...), []byte("\n"))
+			if len(seed) < 8<<10 {
+				f.Add(seed)
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"session","id":"x"}{"type":"compaction","firstKeptEntryIndex":1}` + "\n" + `{"type":"message"}`))
+	f.Add([]byte(`{"type":"session","version":2,"id":"x"}` + "\n" + `{"type":"message","id":"a","parentId":"a","message":{"role":"hookMessage"}}`))
+	rd := sessionfile.NewReader(sessionfile.Options{MaxLine: 4096, MaxEntries: 64})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := rd.Read(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, p := range file.Problems {
+			if p.Line < 1 || p.Line > file.Lines {
+				t.Fatalf("problem at line %d of %d", p.Line, file.Lines)
+			}
+		}
+		if len(file.Entries) > 64 {
+			t.Fatalf("%d entries over the bound", len(file.Entries))
+		}
+		for _, e := range file.Entries {
+			if e.ID == "" {
+				// An entry without an id is no leaf Pi can name.
+				continue
+			}
+			path, err := file.Branch(e.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(path) == 0 || len(path) > len(file.Entries) {
+				t.Fatalf("branch of %d entries", len(path))
+			}
+			if path[len(path)-1].ID != e.ID {
+				t.Fatalf("branch ends at %q, not %q", path[len(path)-1].ID, e.ID)
+			}
+		}
+	})
+}

@@ -1,0 +1,243 @@
+package sessionfile_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/resetpolicy/resetpolicy/host/session"
+	"github.com/resetpolicy/resetpolicy/host/sessionfile"
+)
+
+func read(t *testing.T, name string) *sessionfile.File {
+	t.Helper()
+	f, err := sessionfile.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// shape is what must survive every format version: the branch's entry
+// types, roles, usage and stop reasons, and where the compaction's kept
+// range starts (as an index on the branch).
+func shape(t *testing.T, f *sessionfile.File) []string {
+	t.Helper()
+	path, err := f.Branch("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := map[string]int{}
+	for i, e := range path {
+		pos[e.ID] = i
+	}
+	var out []string
+	for i, e := range path {
+		s := fmt.Sprintf("%s/%s/%d/%s/%d", e.Type, e.Role, e.ContextTokens(), e.StopReason, len(e.ToolCalls))
+		if e.Type == session.TypeCompaction {
+			kept, ok := pos[e.FirstKeptEntryID]
+			if !ok {
+				t.Fatalf("%s: the compaction's first kept entry %q is not on the branch", f.Name, e.FirstKeptEntryID)
+			}
+			s += fmt.Sprintf(" keeps %d back, before=%d", i-kept, e.TokensBefore)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// The recorded session reads as Pi wrote it: every line an entry, one
+// branch from the last entry to the root, the compaction keeping a range
+// that starts on the branch.
+func TestReadRecorded(t *testing.T) {
+	f := read(t, recorded)
+	if f.Version != 3 || f.SessionID == "" || len(f.Problems) != 0 || f.Joined != 0 || len(f.Skipped) != 0 {
+		t.Fatalf("version %d id %q problems %v joined %d skipped %v", f.Version, f.SessionID, f.Problems, f.Joined, f.Skipped)
+	}
+	if len(f.Entries) != f.Lines-1 {
+		t.Fatalf("%d entries from %d lines", len(f.Entries), f.Lines)
+	}
+	path, _ := f.Branch("")
+	if len(path) != len(f.Entries) || f.Branches() != 1 {
+		t.Fatalf("a linear session: branch of %d entries of %d, %d leaves", len(path), len(f.Entries), f.Branches())
+	}
+	sh := shape(t, f)
+	var compactions, calls, answers int
+	for _, s := range sh {
+		if strings.HasPrefix(s, "compaction") {
+			compactions++
+			if !strings.Contains(s, "keeps ") || strings.Contains(s, "keeps 0 back") {
+				t.Errorf("compaction %s keeps nothing before itself", s)
+			}
+		}
+		if strings.HasPrefix(s, "message/assistant/") {
+			answers++
+			if strings.Contains(s, "/0/") {
+				t.Errorf("assistant without usage: %s", s)
+			}
+		}
+	}
+	for _, e := range f.Entries {
+		calls += len(e.ToolCalls)
+	}
+	if compactions != 1 || answers < 40 || calls < 30 {
+		t.Fatalf("compactions %d, answers %d, tool calls %d", compactions, answers, calls)
+	}
+}
+
+// Version 1 and 2 files read, after Pi's migrations, as the same session
+// as version 3.
+func TestReadMigratesOlderVersions(t *testing.T) {
+	want := shape(t, read(t, recorded))
+	for _, tc := range []struct {
+		name    string
+		version int
+	}{{"pi-faux-read.v1.jsonl", 1}, {"pi-faux-read.v2.jsonl", 2}} {
+		f := read(t, tc.name)
+		if f.Version != tc.version || len(f.Problems) != 0 {
+			t.Fatalf("%s: version %d problems %v", tc.name, f.Version, f.Problems)
+		}
+		got := shape(t, f)
+		if tc.version == 2 {
+			// The added hook message reads as a custom message.
+			i := slices.Index(got, "message/custom/0//0")
+			if i < 0 {
+				t.Fatalf("v2: hookMessage did not read as custom: %v", got[:8])
+			}
+			got = slices.Delete(got, i, i+1)
+			var hook *sessionfile.Entry
+			for k := range f.Entries {
+				if f.Entries[k].ID == "hook0001" {
+					hook = &f.Entries[k]
+				}
+			}
+			if hook == nil || hook.Role != "custom" || hook.CustomType != "notes-hint" {
+				t.Fatalf("v2 hook message: %+v", hook)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s reads differently from the version 3 file:\n got %v\nwant %v", tc.name, got, want)
+		}
+	}
+}
+
+// A branched session replays its active branch (the last entry's), and
+// any other branch by its leaf.
+func TestBranch(t *testing.T) {
+	f := read(t, "branched.jsonl")
+	if f.Branches() != 2 {
+		t.Fatalf("%d leaves, want 2", f.Branches())
+	}
+	active, err := f.Branch("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := []string{}
+	for _, e := range active {
+		types = append(types, e.Type+"/"+e.Role)
+	}
+	// header-less root: model_change, thinking, system, user, assistant, then the branch.
+	if n := len(active); n != 8 || active[n-1].ID != "b0000003" || active[n-3].Type != session.TypeBranchSummary {
+		t.Fatalf("active branch: %v", types)
+	}
+	old, err := f.Branch(read(t, recorded).Leaf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old) != len(f.Entries)-3 {
+		t.Fatalf("the branch left has %d entries, want %d", len(old), len(f.Entries)-3)
+	}
+	if _, err := f.Branch("nope"); err == nil {
+		t.Fatal("an unknown leaf is an error")
+	}
+}
+
+// Messy files: two objects on one line are both read, a cut line is a
+// problem with its line number, extra entry types are kept in the tree
+// (their children still reach the root) and counted, and an error turn
+// with zero usage is read as it is.
+func TestReadMessy(t *testing.T) {
+	name := "messy.jsonl.reset.2026-11-30T21-00-00-000Z"
+	if !sessionfile.IsSessionName(name) {
+		t.Fatal("an archived reset file is a session file")
+	}
+	f := read(t, name)
+	if f.Joined != 1 {
+		t.Errorf("joined lines %d, want 1", f.Joined)
+	}
+	if len(f.Problems) != 1 || f.Problems[0].Line != 8 || !strings.Contains(f.Problems[0].String(), "line 8: not JSON") {
+		t.Errorf("problems %v, want the cut line 8", f.Problems)
+	}
+	if f.Skipped["openclaw.checkpoint"] != 1 || len(f.Skipped) != 1 {
+		t.Errorf("skipped %v", f.Skipped)
+	}
+	path, _ := f.Branch("")
+	if path[0].Type != session.TypeModelChange {
+		t.Errorf("the branch does not reach the root through the extra entry: starts at %s", path[0].Type)
+	}
+	last := path[len(path)-1]
+	if last.StopReason != "error" || !last.HasUsage || last.ContextTokens() != 0 || !strings.Contains(last.ErrorMessage, "too long") {
+		t.Errorf("error turn: %+v", last)
+	}
+	// 19 recorded entries (one line joined), the extra one and the error turn.
+	if len(f.Entries) != 21 {
+		t.Errorf("%d entries, want 21", len(f.Entries))
+	}
+}
+
+func TestReadBounds(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(dir, recorded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sessionfile.NewReader(sessionfile.Options{MaxLine: 2000}).Read(strings.NewReader(string(src)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := 0
+	for _, p := range f.Problems {
+		if strings.Contains(p.Msg, "over the 2000-byte bound") {
+			long++
+		}
+	}
+	if long == 0 || len(f.Entries)+long != f.Lines-1 {
+		t.Errorf("long lines %d, entries %d, lines %d", long, len(f.Entries), f.Lines)
+	}
+	f, err = sessionfile.NewReader(sessionfile.Options{MaxEntries: 5}).Read(strings.NewReader(string(src)), "x")
+	if err != nil || len(f.Entries) != 5 || !f.Truncated {
+		t.Errorf("entry bound: %v %d %v", err, len(f.Entries), f.Truncated)
+	}
+	f, err = sessionfile.NewReader(sessionfile.Options{MaxFile: 5000}).Read(strings.NewReader(string(src)), "x")
+	if err != nil || !f.Truncated || f.Lines > 10 {
+		t.Errorf("file bound: %v truncated %v after %d lines", err, f.Truncated, f.Lines)
+	}
+	_, err = sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(`{"type":"message","id":"a"}`+"\n"), "x")
+	if !errors.Is(err, sessionfile.ErrNotSession) {
+		t.Errorf("a file without a header: %v", err)
+	}
+}
+
+func TestWalk(t *testing.T) {
+	files, err := sessionfile.Walk([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	for _, want := range []string{recorded, "branched.jsonl", "messy.jsonl.reset.2026-11-30T21-00-00-000Z"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Walk misses %s: %v", want, names)
+		}
+	}
+	for _, n := range []string{"a.jsonl.reset.", "notes.txt", "a.json"} {
+		if sessionfile.IsSessionName(n) {
+			t.Errorf("%s taken for a session file", n)
+		}
+	}
+}
