@@ -27,7 +27,7 @@ func loadPolicy(arg string, set map[string]string) (*rules.Policy, rules.Diagnos
 			return policies.Load(arg, set)
 		}
 	}
-	return rules.LoadFile(arg, rules.WithBuiltins(policies.Source), rules.WithSet(set, "--set"))
+	return rules.LoadFile(arg, append(builtinOptions(), rules.WithSet(set, "--set"))...)
 }
 
 // parseSet reads repeated PARAM=VALUE flags.

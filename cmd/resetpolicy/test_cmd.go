@@ -156,7 +156,7 @@ func builtinTestInputs(found []testInput) []testInput {
 // runTests decodes and runs every input; diagnostics that are only
 // warnings go to warn.
 func runTests(inputs []testInput, filter *regexp.Regexp, warn io.Writer) *testrun.Report {
-	var opts []testrun.Option
+	opts := []testrun.Option{testrun.BaseTests(policies.TestSource)}
 	if filter != nil {
 		opts = append(opts, testrun.Filter(filter))
 	}
@@ -188,7 +188,7 @@ func runTests(inputs []testInput, filter *regexp.Regexp, warn io.Writer) *testru
 // to the test file, or a built-in.
 func loadTestPolicy(f *testfile.File, overrides []rules.Override) (*rules.Policy, rules.Diagnostics) {
 	if path := f.PolicyFile(); path != "" {
-		return rules.LoadFile(path, rules.WithBuiltins(policies.Source), rules.WithOverrides(overrides...))
+		return rules.LoadFile(path, append(builtinOptions(), rules.WithOverrides(overrides...))...)
 	}
 	return policies.Load(f.Policy, nil, rules.WithOverrides(overrides...))
 }

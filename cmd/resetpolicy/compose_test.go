@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A composed file's coverage counts the built-in's own runs for the rules it
+// inherits, so only the team's additions could show as untested.
+func TestComposedCoverageInheritsTheBuiltinsRuns(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "test", "--coverage", "testdata/compose")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	want := "coverage: wipe_memory (testdata/compose/resetpolicy.hcl): 54 of 54 rules fired (100.0%)\n" +
+		"    50 inherited rules fired by policies/wipe_memory.test.hcl\n3 passed, 0 failed\n"
+	if stdout != want {
+		t.Errorf("got\n%s\nwant\n%s", stdout, want)
+	}
+
+	// Without the team's own runs, exactly the added and replaced rules are
+	// left; with inherit_tests = false, every rule is.
+	dir := t.TempDir()
+	src, _ := os.ReadFile("testdata/compose/resetpolicy.hcl")
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("resetpolicy.hcl", string(src))
+	write("resetpolicy.test.hcl", "policy = \"resetpolicy.hcl\"\n\nrun \"nothing\" {\n  event \"agent_end\" {}\n}\n")
+	stdout, _, _ = runCLI(t, "", "test", "--coverage", dir)
+	for _, want := range []string{"52 of 54 rules fired", "    52 inherited rules fired by policies/wipe_memory.test.hcl\n",
+		"    not fired: tool_refused_while_disabled (replaced)\n", "    not fired: model_switch_notice (added)\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("coverage lacks %q:\n%s", want, stdout)
+		}
+	}
+	write("resetpolicy.hcl", string(src)+"\ninherit_tests = false\n")
+	stdout, _, _ = runCLI(t, "", "test", "--coverage", dir)
+	if !strings.Contains(stdout, "0 of 54 rules fired") || !strings.Contains(stdout, "not fired: turn_end_commits_tool_request (inherited)") {
+		t.Errorf("inherit_tests = false:\n%s", stdout)
+	}
+}
+
+// policies FILE describes a user's policy as it does a built-in; --source
+// FILE prints the effective policy; --source NAME --tests the test file.
+func TestPoliciesDescribesFilesAndPrintsTests(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "policies", "testdata/compose/resetpolicy.hcl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"wipe_memory — testdata/compose/resetpolicy.hcl", "uses built-in wipe_memory: 1 rule added, 1 rule replaced, 0 rules disabled",
+		"warning_runway", "= 20000 (testdata/compose/resetpolicy.hcl)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("policies FILE lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, code = runCLI(t, "", "policies", "--source", "wipe_memory", "--tests")
+	if want, _ := os.ReadFile("policies/wipe_memory.test.hcl"); code != 0 || stdout != string(want) {
+		t.Errorf("--source wipe_memory --tests: exit %d, %d bytes", code, len(stdout))
+	}
+	stdout, _, code = runCLI(t, "", "policies", "--source", "testdata/compose/resetpolicy.hcl", "--tests")
+	if want, _ := os.ReadFile("testdata/compose/resetpolicy.test.hcl"); code != 0 || stdout != string(want) {
+		t.Errorf("--source FILE --tests: exit %d", code)
+	}
+	stdout, _, code = runCLI(t, "", "policies", "--source", "testdata/compose/resetpolicy.hcl")
+	if code != 0 || !strings.Contains(stdout, "# replaced by testdata/compose/resetpolicy.hcl:28:1") {
+		t.Errorf("--source FILE: exit %d", code)
+	}
+	stdout, _, code = runCLI(t, "", "policies", "--json", "testdata/compose/resetpolicy.hcl")
+	var got []policyJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != 0 {
+		t.Fatalf("--json: exit %d %v\n%s", code, err, stdout)
+	}
+	if len(got) != 1 || got[0].Uses != "wipe_memory" || got[0].Rules[len(got[0].Rules)-1].Origin != "added" {
+		t.Errorf("--json: %+v", got)
+	}
+}
