@@ -80,3 +80,35 @@ func TestPoliciesDescribesFilesAndPrintsTests(t *testing.T) {
 		t.Errorf("--json: %+v", got)
 	}
 }
+
+// test finds the test files under .pi (the project layout the README
+// shows), and says so when there is nothing to run.
+func TestTestFindsProjectTestsAndSaysWhenNothingRuns(t *testing.T) {
+	dir := t.TempDir()
+	pi := filepath.Join(dir, ".pi")
+	if err := os.MkdirAll(pi, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"resetpolicy.hcl", "resetpolicy.test.hcl"} {
+		b, _ := os.ReadFile(filepath.Join("testdata/project", name))
+		if err := os.WriteFile(filepath.Join(pi, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code := runCLI(t, "", "test", "-v", dir)
+	if code != 0 || !strings.Contains(stdout, "--- PASS: resetpolicy.test.hcl/the warning goes out at reserve + 20000") {
+		t.Errorf("test DIR with .pi: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "", "check", dir)
+	if code != 0 || !strings.Contains(stdout, "resetpolicy.hcl: ok") {
+		t.Errorf("check DIR with .pi: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "test", t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "no test files (*.test.hcl) under") {
+		t.Errorf("no test files: exit %d %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "test", "-run", "nothing-matches-this", "testdata/project")
+	if code != 1 || !strings.Contains(stderr, `no tests to run: -run "nothing-matches-this" matches no run`) {
+		t.Errorf("-run matching nothing: exit %d %q", code, stderr)
+	}
+}

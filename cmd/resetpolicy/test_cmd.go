@@ -58,7 +58,13 @@ invalid, 2 for a usage error.`,
 			if err != nil {
 				return err
 			}
+			if len(inputs) == 0 {
+				return failure("no test files (*%s) under %s", testfile.Suffix, strings.Join(args, ", "))
+			}
 			rep := runTests(inputs, filter, cmd.ErrOrStderr())
+			if len(rep.Results) == 0 {
+				return failure("no tests to run: -run %q matches no run", runExpr)
+			}
 			if err := rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage}); err != nil {
 				return failure("%v", err)
 			}
