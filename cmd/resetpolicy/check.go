@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -32,8 +33,11 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 			}
 			var targets []string
 			for _, a := range args {
-				if isBuiltinName(a) {
-					targets = append(targets, a)
+				if err := checkPolicyArg(a); err != nil {
+					return err
+				}
+				if _, err := os.Stat(a); err != nil {
+					targets = append(targets, a) // a built-in
 					continue
 				}
 				files, err := policyFiles([]string{a}, rules.IsPolicyFile)

@@ -112,3 +112,52 @@ func TestTestFindsProjectTestsAndSaysWhenNothingRuns(t *testing.T) {
 		t.Errorf("-run matching nothing: exit %d %q", code, stderr)
 	}
 }
+
+// check takes a bare directory name as the directory, and a name that is
+// neither a file nor a built-in is a usage error with the closest built-in.
+func TestCheckDirectoryAndMisspeltBuiltin(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "check", "policies")
+	if code != 0 || !strings.Contains(stdout, "policies/wipe_memory.hcl: ok") || !strings.Contains(stdout, "policies/autocompacter.hcl: ok") {
+		t.Errorf("check policies: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "check", "wipe_memroy")
+	if code != 2 || !strings.Contains(stderr, `"wipe_memroy" is neither a file nor a built-in policy; did you mean "wipe_memory"?`) {
+		t.Errorf("check wipe_memroy: exit %d %q", code, stderr)
+	}
+	for _, args := range [][]string{{"check", "missing.hcl"}, {"test", "missing.test.hcl"}, {"eval", "--policy", "missing.hcl"}, {"policies", "missing.hcl"}, {"simulate", "--scenario", "missing.scenario.hcl"}} {
+		if _, stderr, code := runCLI(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (a missing file is a usage error)\n%s", args, code, stderr)
+		}
+	}
+}
+
+// A scenario's policy path is relative to the scenario file, and one that
+// cannot be read is reported at the scenario's line.
+func TestScenarioPolicyIsRelativeToTheScenario(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "scenarios")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile("testdata/project/resetpolicy.hcl")
+	if err := os.WriteFile(filepath.Join(sub, "team.hcl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scenario := func(policy string) string {
+		path := filepath.Join(sub, "s.scenario.hcl")
+		text := "scenario \"x\" {\n  policy = \"" + policy + "\"\n}\n\nuser \"Hi.\" {}\n\nassistant {\n  text   = \"Hello.\"\n  tokens = 1000\n}\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	stdout, stderr, code := runCLI(t, "", "simulate", "--scenario", scenario("team.hcl"))
+	if code != 0 || !strings.Contains(stdout, "Hello.") {
+		t.Errorf("a policy beside the scenario: exit %d\n%s%s", code, stdout, stderr)
+	}
+	path := scenario("nothere.hcl")
+	_, stderr, code = runCLI(t, "", "simulate", "--scenario", path)
+	if code != 1 || !strings.Contains(stderr, path+":2:12: error: Cannot read policy file") || !strings.Contains(stderr, `the scenario's policy "nothere.hcl"`) {
+		t.Errorf("a missing scenario policy: exit %d\n%s", code, stderr)
+	}
+}

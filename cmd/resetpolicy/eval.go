@@ -49,6 +49,9 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 			if f := cmd.Flags().Lookup("policy"); f.Changed {
 				name = f.Value.String()
 			}
+			if err := checkPolicyArg(name); err != nil {
+				return err
+			}
 			p, diags := loadPolicy(name, set)
 			if diags.HasErrors() {
 				fmt.Fprint(cmd.ErrOrStderr(), diags.Error())

@@ -55,9 +55,17 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 				sc    *scenario.Scenario
 				diags hcl.Diagnostics
 			)
+			if f := cmd.Flags().Lookup("policy"); f.Changed {
+				if err := checkPolicyArg(f.Value.String()); err != nil {
+					return err
+				}
+			}
 			if scenarioFile == "" {
 				sc, diags = scenario.Default()
 			} else {
+				if _, err := readFile(scenarioFile); err != nil {
+					return err
+				}
 				sc, diags = scenario.ParseFile(scenarioFile)
 			}
 			if diags.HasErrors() {
