@@ -161,3 +161,35 @@ func TestScenarioPolicyIsRelativeToTheScenario(t *testing.T) {
 		t.Errorf("a missing scenario policy: exit %d\n%s", code, stderr)
 	}
 }
+
+// Params that depend on each other: an override that breaks a default's
+// validation is blamed, with the param it conflicts with, never the
+// built-in's line; the eval --help example runs.
+func TestDependentParamsBlameTheOverride(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "eval", "--policy", "autocompacter", "--set", "force_limit=150000")
+	if code != 1 || strings.Contains(stderr, "policies/autocompacter.hcl") ||
+		!strings.Contains(stderr, `force_limit = 150000 (--set) conflicts with param "warning_limit", left at its default 220000: warning_limit must be below force_limit.`) {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(path, []byte("use \"autocompacter\" {\n  force_limit = 150000\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, _ = runCLI(t, "", "check", path)
+	if !strings.Contains(stderr, path+":2:17: error: Conflicting param values") {
+		t.Errorf("check of a use file:\n%s", stderr)
+	}
+	root := newRoot(nil, nil, nil)
+	eval, _, _ := root.Find([]string{"eval"})
+	for _, line := range strings.Split(eval.Example, "\n") {
+		if !strings.Contains(line, "--policy autocompacter") {
+			continue
+		}
+		args := strings.Fields(strings.TrimSpace(line))
+		args = args[1 : len(args)-2] // without "resetpolicy" and "< events.jsonl"
+		if _, stderr, code := runCLI(t, `{"event":"turn_end"}`, args...); code != 0 {
+			t.Errorf("%s: exit %d\n%s", line, code, stderr)
+		}
+	}
+}
