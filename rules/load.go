@@ -40,6 +40,10 @@ type Override struct {
 	Range  *hcl.Range // the value that gave it, when it came from a file
 	// NameRange is the attribute name, for an override of an unknown param.
 	NameRange *hcl.Range
+	// Scoped overrides apply only to a policy that declares the param (a
+	// user-level setting shared by projects on different policies): for
+	// another policy they are a warning, not an error.
+	Scoped bool
 }
 
 type options struct {
@@ -96,7 +100,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	sources := map[string][]byte{src.Name: src.Bytes}
 	file, diags := parse(src)
 	if diags.HasErrors() {
-		return nil, Diagnostics{diags, sources}
+		return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
 	}
 	if use, ok, d := decodeUse(file.Body); ok || d.HasErrors() {
 		if d.HasErrors() {

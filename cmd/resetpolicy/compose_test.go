@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resetpolicy/resetpolicy/policies"
 )
 
 // A composed file's coverage counts the built-in's own runs for the rules it
@@ -15,8 +18,11 @@ func TestComposedCoverageInheritsTheBuiltinsRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	want := "coverage: wipe_memory (testdata/compose/resetpolicy.hcl): 54 of 54 rules fired (100.0%)\n" +
-		"    50 inherited rules fired by policies/wipe_memory.test.hcl\n3 passed, 0 failed\n"
+	// The built-in's rules, less the replaced one, plus the added one.
+	base, _ := policies.Load("wipe_memory", nil)
+	n := len(base.Rules) + 1
+	want := fmt.Sprintf("coverage: wipe_memory (testdata/compose/resetpolicy.hcl): %d of %d rules fired (100.0%%)\n", n, n) +
+		fmt.Sprintf("    %d inherited rules fired by policies/wipe_memory.test.hcl\n3 passed, 0 failed\n", n-4)
 	if stdout != want {
 		t.Errorf("got\n%s\nwant\n%s", stdout, want)
 	}
@@ -33,7 +39,7 @@ func TestComposedCoverageInheritsTheBuiltinsRuns(t *testing.T) {
 	write("resetpolicy.hcl", string(src))
 	write("resetpolicy.test.hcl", "policy = \"resetpolicy.hcl\"\n\nrun \"nothing\" {\n  event \"agent_end\" {}\n}\n")
 	stdout, _, _ = runCLI(t, "", "test", "--coverage", dir)
-	for _, want := range []string{"52 of 54 rules fired", "    52 inherited rules fired by policies/wipe_memory.test.hcl\n",
+	for _, want := range []string{fmt.Sprintf("%d of %d rules fired", n-2, n), fmt.Sprintf("    %d inherited rules fired by policies/wipe_memory.test.hcl\n", n-2),
 		"    not fired: tool_refused_while_disabled (replaced)\n", "    not fired: model_switch_notice (added)\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("coverage lacks %q:\n%s", want, stdout)
@@ -41,7 +47,7 @@ func TestComposedCoverageInheritsTheBuiltinsRuns(t *testing.T) {
 	}
 	write("resetpolicy.hcl", string(src)+"\ninherit_tests = false\n")
 	stdout, _, _ = runCLI(t, "", "test", "--coverage", dir)
-	if !strings.Contains(stdout, "0 of 54 rules fired") || !strings.Contains(stdout, "not fired: turn_end_commits_tool_request (inherited)") {
+	if !strings.Contains(stdout, fmt.Sprintf("0 of %d rules fired", n)) || !strings.Contains(stdout, "not fired: turn_end_commits_tool_request (inherited)") {
 		t.Errorf("inherit_tests = false:\n%s", stdout)
 	}
 }
@@ -191,5 +197,37 @@ func TestDependentParamsBlameTheOverride(t *testing.T) {
 		if _, stderr, code := runCLI(t, `{"event":"turn_end"}`, args...); code != 0 {
 			t.Errorf("%s: exit %d\n%s", line, code, stderr)
 		}
+	}
+}
+
+// A user-level param is scoped: a project on a policy that does not declare
+// it gets a warning naming both, and its policy loads. A project's own
+// unknown param stays an error. config --project of a missing directory is
+// a usage error.
+func TestUserParamsAreScopedAndConfigProjectMustExist(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	if err := os.MkdirAll(filepath.Join(cfg, "resetpolicy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	userCfg := filepath.Join(cfg, "resetpolicy", "config.yaml")
+	if err := os.WriteFile(userCfg, []byte("params:\n  warning_runway: 9000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := t.TempDir()
+	os.MkdirAll(filepath.Join(project, ".pi"), 0o755)
+	os.WriteFile(filepath.Join(project, ".pi", "resetpolicy.yaml"), []byte("policy: autocompacter\n"), 0o644)
+	stdout, stderr, code := runCLI(t, "", "config", "--project", project)
+	if code != 0 || !strings.Contains(stdout, "params in force (policy autocompacter)") ||
+		!strings.Contains(stderr, `warning: Param not in this policy`) ||
+		!strings.Contains(stderr, `user config `+userCfg+` sets param "warning_runway", which policy "autocompacter" does not declare; it is ignored for this policy`) {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	os.WriteFile(filepath.Join(project, ".pi", "resetpolicy.yaml"), []byte("policy: autocompacter\nparams:\n  no_such: 1\n"), 0o644)
+	if _, stderr, code := runCLI(t, "", "config", "--project", project); code != 1 || !strings.Contains(stderr, "Unknown param") {
+		t.Errorf("a project's unknown param: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "config", "--project", filepath.Join(project, "nothere")); code != 2 || !strings.Contains(stderr, "no such directory") {
+		t.Errorf("config --project of a missing directory: exit %d %q", code, stderr)
 	}
 }

@@ -381,7 +381,8 @@ func (s *Settings) Overrides() []rules.Override {
 	out := make([]rules.Override, 0, len(names))
 	for _, n := range names {
 		v := s.Params[n]
-		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String()})
+		// A user-level param applies to the policies that declare it.
+		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String(), Scoped: v.Origin.Layer == LayerUser})
 	}
 	return out
 }
