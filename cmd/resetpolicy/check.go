@@ -4,19 +4,26 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
 )
 
 func newCheckCmd() *cobra.Command {
-	var sets []string
+	var (
+		sets   []string
+		werror bool
+	)
 	cmd := &cobra.Command{
 		Use:   "check [FILE|DIR|NAME...]",
 		Short: "Load and validate policies",
 		Long: `check loads each policy — a file, every policy file under a directory, or a
 built-in by name — validates it against the host contract and compiles every
 expression. Problems are printed as file:line:col with the offending line.
+Warnings name dead parts — a param, slot, derived value or message that
+nothing reads; -Werror makes them errors.
 With no arguments it checks every built-in policy.
 
 Exit status: 0 when every policy is valid, 1 when any is not.`,
@@ -49,6 +56,14 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 			bad := 0
 			for _, t := range targets {
 				p, diags := loadPolicy(t, set)
+				if p != nil && !diags.HasErrors() {
+					diags.Diagnostics = append(diags.Diagnostics, rules.DeadParts(p)...)
+					if werror {
+						for _, d := range diags.Diagnostics {
+							d.Severity = hcl.DiagError
+						}
+					}
+				}
 				if diags.HasErrors() || p == nil {
 					bad++
 					fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
@@ -67,5 +82,6 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&werror, "Werror", false, "treat warnings (such as a param, slot, derived value or message nothing reads) as errors")
 	return cmd
 }

@@ -231,3 +231,22 @@ func TestUserParamsAreScopedAndConfigProjectMustExist(t *testing.T) {
 		t.Errorf("config --project of a missing directory: exit %d %q", code, stderr)
 	}
 }
+
+// Dead parts are warnings; -Werror makes them errors.
+func TestCheckWarnsDeadPartsAndWerror(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.hcl")
+	if err := os.WriteFile(path, []byte("use \"wipe_memory\" {}\n\nmessage \"orphan\" {\n  text = \"never sent\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "", "check", path)
+	if code != 0 || !strings.Contains(stdout, ": ok") || !strings.Contains(stderr, path+`:3:1: warning: Unused message`) {
+		t.Errorf("check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "", "check", "-Werror", path)
+	if code != 1 || !strings.Contains(stderr, path+`:3:1: error: Unused message`) {
+		t.Errorf("check -Werror: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "check", "-Werror"); code != 0 {
+		t.Errorf("the built-ins have dead parts:\n%s", stderr)
+	}
+}
