@@ -15,6 +15,7 @@ func newCheckCmd() *cobra.Command {
 	var (
 		sets   []string
 		werror bool
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check [FILE|DIR|NAME...]",
@@ -54,6 +55,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				targets = append(targets, files...)
 			}
 			bad := 0
+			var results []checkJSON
 			for _, t := range targets {
 				p, diags := loadPolicy(t, set)
 				if p != nil && !diags.HasErrors() {
@@ -63,6 +65,16 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 							d.Severity = hcl.DiagError
 						}
 					}
+				}
+				if asJSON {
+					r := checkJSON{Target: t, OK: p != nil && !diags.HasErrors(), Diagnostics: diagnosticsJSON(diags.Diagnostics)}
+					if r.OK {
+						r.Policy, r.Params, r.Slots, r.Rules = p.Name, len(p.Params), len(p.Slots), len(p.Rules)
+					} else {
+						bad++
+					}
+					results = append(results, r)
+					continue
 				}
 				if diags.HasErrors() || p == nil {
 					bad++
@@ -75,6 +87,15 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (policy %s: %s, %s, %s)\n", t, p.Name,
 					plural(len(p.Params), "param"), plural(len(p.Slots), "slot"), plural(len(p.Rules), "rule"))
 			}
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), results); err != nil {
+					return failure("%v", err)
+				}
+				if bad > 0 {
+					return silent
+				}
+				return nil
+			}
 			if bad > 0 {
 				return failure("%d of %d failed to load", bad, len(targets))
 			}
@@ -82,6 +103,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per policy, with its diagnostics, instead of text")
 	cmd.Flags().BoolVar(&werror, "Werror", false, "treat warnings (such as a param, slot, derived value or message nothing reads) as errors")
 	return cmd
 }

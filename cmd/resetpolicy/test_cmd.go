@@ -23,6 +23,7 @@ func newTestCmd() *cobra.Command {
 		verbose  bool
 		coverage bool
 		junit    string
+		asJSON   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE]",
@@ -65,7 +66,13 @@ invalid, 2 for a usage error.`,
 			if len(rep.Results) == 0 {
 				return failure("no tests to run: -run %q matches no run", runExpr)
 			}
-			if err := rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage}); err != nil {
+			write := func() error {
+				return rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage})
+			}
+			if asJSON {
+				write = func() error { return rep.WriteJSON(cmd.OutOrStdout(), coverage) }
+			}
+			if err := write(); err != nil {
 				return failure("%v", err)
 			}
 			if junit != "" {
@@ -83,6 +90,7 @@ invalid, 2 for a usage error.`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the runs that passed")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "report per policy the share of rules fired and every rule no run fired")
 	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results (and with --coverage the coverage) as one JSON object instead of text")
 	return cmd
 }
 

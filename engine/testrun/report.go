@@ -138,17 +138,17 @@ func (rep *Report) Failed() int { return len(rep.Results) - rep.Passed() }
 // Coverage is the share of a policy's rules that some run fired.
 type Coverage struct {
 	// Policy is the built-in name, or the policy file's path.
-	Policy string
+	Policy string `json:"policy"`
 	// Name is the name the policy declares.
-	Name string
+	Name string `json:"name"`
 	// Rules is the number of rules the policy has.
-	Rules int
+	Rules int `json:"rules"`
 	// Fired is the number of them some run fired.
-	Fired int
+	Fired int `json:"fired"`
 	// Unfired lists the rules no run fired, in file order.
-	Unfired []string
+	Unfired []string `json:"unfired"`
 	// Composed is set for a policy that uses a built-in.
-	Composed *ComposedCoverage `json:",omitempty"`
+	Composed *ComposedCoverage `json:"composed,omitempty"`
 }
 
 // ComposedCoverage is what a policy that uses a built-in owes to the
@@ -156,12 +156,12 @@ type Coverage struct {
 type ComposedCoverage struct {
 	// Base is the built-in; BaseTests its test file when its runs count
 	// toward this coverage ("" with inherit_tests = false).
-	Base      string
-	BaseTests string `json:",omitempty"`
+	Base      string `json:"base"`
+	BaseTests string `json:"base_tests,omitempty"`
 	// Inherited is the number of rules fired by the built-in's runs only.
-	Inherited int
+	Inherited int `json:"inherited"`
 	// Origins gives, per rule, "inherited", "replaced" or "added".
-	Origins map[string]rules.Origin
+	Origins map[string]rules.Origin `json:"origins"`
 }
 
 // Share is Fired/Rules, 1 for a policy without rules.
