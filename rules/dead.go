@@ -112,3 +112,35 @@ func (v refVisitor) Visit(n *ast.Node) {
 		}
 	}
 }
+
+// DerivedReads lists the derived values a rule reads directly (in its
+// guard, assignments and effect arguments), in the policy's order.
+func DerivedReads(p *Policy, r *Rule) []string {
+	refs := map[string]bool{}
+	read := func(e hcl.Expression) {
+		if e == nil {
+			return
+		}
+		if v, d := e.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+			if tree, err := parser.Parse(v.AsString()); err == nil {
+				ast.Walk(&tree.Node, refVisitor(refs))
+			}
+		}
+	}
+	read(r.When)
+	for _, e := range r.Set {
+		read(e.Value)
+	}
+	for _, e := range r.Effects {
+		for _, a := range e.Args {
+			read(a.Expr)
+		}
+	}
+	var out []string
+	for _, d := range p.Derived {
+		if refs[d.Name] {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}

@@ -114,3 +114,53 @@ func TestShellCompletion(t *testing.T) {
 		t.Errorf("completion bash: exit %d", code)
 	}
 }
+
+// simulate keeps its columns aligned whatever the label, prints texts whole
+// with --wide, and marks the derived values the fired rules read.
+func TestSimulateLayout(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "simulate", "--scenario", "testdata/scenarios/autocompacter_settings.scenario.hcl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	col := -1
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "turn win event") {
+			continue
+		}
+		col = strings.Index(l, "tokens") + len("tokens")
+	}
+	n := 0
+	for _, l := range lines {
+		if len(l) < 9 || l[4] != ' ' || !strings.HasPrefix(l[5:], "w") || strings.HasPrefix(l, "turn") {
+			continue
+		}
+		n++
+		if len(l) < col || l[col-1] < '0' || l[col-1] > '9' || l[col] != ' ' {
+			t.Errorf("tokens column not at %d: %q", col, l)
+		}
+	}
+	if n < 10 || col < 0 {
+		t.Fatalf("%d event lines, header at %d", n, col)
+	}
+	stdout, _, _ = runCLI(t, "", "simulate")
+	if !strings.Contains(stdout, "{warning_due=true*}  budget_warning_staged_once_per_window") {
+		t.Errorf("no mark of the derived value the warning rule read:\n%s", stdout)
+	}
+	if strings.Contains(stdout, `notify(warning, "`+warningNotice(t)+`")`) {
+		t.Error("the notice is whole without --wide")
+	}
+	stdout, _, _ = runCLI(t, "", "simulate", "--wide")
+	if !strings.Contains(stdout, `notify(warning, "`+warningNotice(t)+`")`) {
+		t.Errorf("--wide does not print the notice whole:\n%s", stdout)
+	}
+}
+
+func warningNotice(t *testing.T) string {
+	p, diags := loadPolicy("wipe_memory", nil)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	m, _ := p.Message("warning_notice")
+	return strings.Join(strings.Fields(m.Text), " ")
+}

@@ -20,6 +20,7 @@ func newSimulateCmd(v *viper.Viper) *cobra.Command {
 		sets         []string
 		scenarioFile string
 		out          string
+		wide         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate [--policy NAME|FILE] [--scenario FILE] [--set PARAM=VALUE...] [--out session.jsonl]",
@@ -92,7 +93,7 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 				return silent
 			}
 			res, runErr := sim.Run(p, sc, sim.Options{})
-			if err := sim.WriteTimeline(cmd.OutOrStdout(), res); err != nil {
+			if err := sim.WriteTimelineLayout(cmd.OutOrStdout(), res, sim.Layout{Wide: wide}); err != nil {
 				return failure("%v", err)
 			}
 			if runErr != nil {
@@ -115,6 +116,7 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: the scenario's policy, else RESETPOLICY_POLICY, else wipe_memory)")
 	cmd.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file (default: the built-in scenario)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&wide, "wide", false, "print notice and reply texts whole instead of cut")
 	cmd.Flags().StringVar(&out, "out", "", "write the simulated session to this file as Pi JSONL")
 	return cmd
 }
