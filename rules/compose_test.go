@@ -202,3 +202,20 @@ func TestEffectiveSourceOfAComposedFile(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The README shows the composed project and its test file as they are.
+func TestReadmeShowsTheComposedProject(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"../testdata/compose/resetpolicy.hcl", "../testdata/compose/resetpolicy.test.hcl"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(readme), "```hcl\n"+string(b)+"```") {
+			t.Errorf("README.md does not show %s as it is", f)
+		}
+	}
+}
