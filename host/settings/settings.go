@@ -393,7 +393,7 @@ func (s *Settings) LoadPolicy() (*rules.Policy, rules.Diagnostics) {
 	if IsBuiltinName(s.Policy.Text) {
 		return policies.Load(s.Policy.Text, nil, ov)
 	}
-	return rules.LoadFile(s.Policy.Text, rules.WithBuiltins(policies.Source), ov)
+	return rules.LoadFile(s.Policy.Text, rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names), ov)
 }
 
 // Entry is one effective setting for display.
