@@ -216,6 +216,12 @@ func (p *Policy) extend(body hcl.Body, comp *Composition) hcl.Diagnostics {
 			diags = append(diags, p.disable(b, comp)...)
 		}
 	}
+	// Every rule in the order of the effective policy: groups in order,
+	// the rules added to a built-in group at its end.
+	p.Rules = p.Rules[:0]
+	for _, g := range p.Groups {
+		p.Rules = append(p.Rules, g.Rules...)
+	}
 	return diags
 }
 

@@ -74,8 +74,7 @@ func TestComposedProjectExtendsTheBuiltin(t *testing.T) {
 	}
 }
 
-func TestComposeAddsToABuiltinGroupAndDisables(t *testing.T) {
-	p, diags := loadCompose(t, "team.hcl", `
+const teamPolicy = `
 use "wipe_memory" {
   team_margin = 5
 }
@@ -100,7 +99,10 @@ disable "budget_reminder_staged_once_per_window" {
   reason = "the team keeps no notes"
 }
 inherit_tests = false
-`)
+`
+
+func TestComposeAddsToABuiltinGroupAndDisables(t *testing.T) {
+	p, diags := loadCompose(t, "team.hcl", teamPolicy)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
@@ -188,6 +190,28 @@ func TestEffectiveSourceOfAComposedFile(t *testing.T) {
 	}
 	if !slices.Equal(ruleNames(q.Rules), ruleNames(p.Rules)) || len(q.Slots) != len(p.Slots) || len(q.Messages) != len(p.Messages) {
 		t.Errorf("the effective source loads to another policy: %v", ruleNames(q.Rules))
+	}
+	// Rules added to a built-in group sit at its end; added declarations
+	// follow the built-in's.
+	team, diags := loadCompose(t, "team.hcl", teamPolicy)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	src, err = rules.EffectiveSource(team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, diags = rules.Load(rules.Source{Name: "effective.hcl", Bytes: src})
+	if diags.HasErrors() {
+		t.Fatalf("%s\n%s", diags.Error(), src)
+	}
+	if !slices.Equal(ruleNames(q.Rules), ruleNames(team.Rules)) || len(q.Slots) != len(team.Slots) || len(q.Derived) != len(team.Derived) {
+		t.Errorf("the effective source of a group extension loads to another policy")
+	}
+	for _, g := range q.Groups {
+		if g.Name == "request" && g.Rules[len(g.Rules)-1].Name != "team_last_resort" {
+			t.Errorf("the added rule is not last in its group")
+		}
 	}
 	// Disabled rules are shown as comments where they were.
 	d, diags := loadCompose(t, "team.hcl", "use \"wipe_memory\" {}\ndisable \"tool_refused_while_disabled\" {\n  reason = \"why\"\n}\n")
