@@ -162,14 +162,15 @@ func quote(ss []string) []string {
 	return out
 }
 
-// whenReason names the first conjunct of the guard that was false.
+// whenReason names the first conjunct of the guard that was false, with
+// the values it compared (explain.go).
 func whenReason(w *lang.Program, f *lang.Frame) string {
 	for _, p := range w.Parts {
 		if !p.B(f) {
-			return "when: " + p.Source + " is false"
+			return "when: " + withValues(p, f) + " is false"
 		}
 	}
-	return "when: " + w.Source + " is false"
+	return "when: " + withValues(w, f) + " is false"
 }
 
 // write is one pending slot assignment.

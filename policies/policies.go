@@ -67,6 +67,6 @@ func Load(name string, set map[string]string, opts ...rules.Option) (*rules.Poli
 	if !ok {
 		return nil, unknown(name)
 	}
-	opts = append([]rules.Option{rules.WithBuiltins(Source), rules.WithSet(set, "--set")}, opts...)
+	opts = append([]rules.Option{rules.WithBuiltins(Source), rules.WithBuiltinNames(Names), rules.WithSet(set, "--set")}, opts...)
 	return rules.Load(src, opts...)
 }

@@ -181,6 +181,10 @@ func (c *compileCtx) validateParams() {
 			}
 			switch {
 			case x.Origin == "default":
+				if d := c.p.conflict(x, v); d != nil {
+					c.add(d)
+					continue
+				}
 				c.add(errorAt(ptr(x.DefaultRange), "Invalid param default", "the default of param %q fails its own validation: %s", x.Name, v.ErrorMessage))
 			case x.overrideRange != nil:
 				c.add(errorAt(x.overrideRange, "Invalid param value", "param %q: %s", x.Name, v.ErrorMessage))

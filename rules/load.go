@@ -40,11 +40,16 @@ type Override struct {
 	Range  *hcl.Range // the value that gave it, when it came from a file
 	// NameRange is the attribute name, for an override of an unknown param.
 	NameRange *hcl.Range
+	// Scoped overrides apply only to a policy that declares the param (a
+	// user-level setting shared by projects on different policies): for
+	// another policy they are a warning, not an error.
+	Scoped bool
 }
 
 type options struct {
-	overrides []Override
-	builtins  func(name string) (Source, bool)
+	overrides    []Override
+	builtins     func(name string) (Source, bool)
+	builtinNames func() []string
 }
 
 // Option configures Load.
@@ -95,7 +100,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	sources := map[string][]byte{src.Name: src.Bytes}
 	file, diags := parse(src)
 	if diags.HasErrors() {
-		return nil, Diagnostics{diags, sources}
+		return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
 	}
 	if use, ok, d := decodeUse(file.Body); ok || d.HasErrors() {
 		if d.HasErrors() {
@@ -124,69 +129,6 @@ func parse(src Source) (*hcl.File, hcl.Diagnostics) {
 		return hcljson.Parse(src.Bytes, src.Name)
 	}
 	return hclsyntax.ParseConfig(src.Bytes, src.Name, hcl.InitialPos)
-}
-
-func loadUse(use *useBlock, src Source, sources map[string][]byte, o options) (*Policy, Diagnostics) {
-	if o.builtins == nil {
-		return nil, Diagnostics{hcl.Diagnostics{errorAt(ptr(use.NameRange), "Unknown built-in policy", "no built-in policies are available here")}, sources}
-	}
-	base, ok := o.builtins(use.Name)
-	if !ok {
-		return nil, Diagnostics{hcl.Diagnostics{errorAt(ptr(use.NameRange), "Unknown built-in policy", "there is no built-in policy %q", use.Name)}, sources}
-	}
-	ov := append(append([]Override(nil), use.Overrides...), o.overrides...)
-	p, diags := Load(base, WithOverrides(ov...))
-	for k, v := range diags.Sources {
-		sources[k] = v
-	}
-	diags.Sources = sources
-	if p != nil {
-		p.Sources = sources
-		p.File = src.Name
-	}
-	return p, diags
-}
-
-// useBlock is `use "NAME" { param = value … }`: a built-in with overrides.
-type useBlock struct {
-	Name      string
-	NameRange hcl.Range
-	Overrides []Override
-}
-
-var useSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "use", LabelNames: []string{"policy"}}}}
-
-func decodeUse(body hcl.Body) (*useBlock, bool, hcl.Diagnostics) {
-	content, rest, _ := body.PartialContent(useSchema)
-	if len(content.Blocks) == 0 {
-		return nil, false, nil
-	}
-	var diags hcl.Diagnostics
-	if len(content.Blocks) > 1 {
-		return nil, true, hcl.Diagnostics{errorAt(ptr(content.Blocks[1].DefRange), "Duplicate use block", "a file uses one built-in policy")}
-	}
-	b := content.Blocks[0]
-	if others, _ := rest.JustAttributes(); len(others) > 0 {
-		for _, a := range others {
-			diags = append(diags, errorAt(ptr(a.NameRange), "Unexpected attribute", "a file with a use block holds nothing else"))
-		}
-	}
-	if others, _, _ := rest.PartialContent(policySchema); len(others.Blocks) > 0 {
-		diags = append(diags, errorAt(ptr(others.Blocks[0].DefRange), "Unexpected block", "a file with a use block holds nothing else; to change rules, copy the built-in (resetpolicy policies --source NAME)"))
-	}
-	use := &useBlock{Name: b.Labels[0], NameRange: b.LabelRanges[0]}
-	attrs, d := b.Body.JustAttributes()
-	diags = append(diags, d...)
-	for _, a := range sortedAttrs(attrs) {
-		v, d := a.Expr.Value(nil)
-		if d.HasErrors() {
-			diags = append(diags, errorAt(ptr(a.Expr.Range()), "Invalid param value", "a param value must be a literal (number, string, bool or list)"))
-			continue
-		}
-		use.Overrides = append(use.Overrides, Override{Name: a.Name, Value: v, Origin: b.DefRange.Filename, Range: ptr(a.Expr.Range()), NameRange: ptr(a.NameRange)})
-		_ = d
-	}
-	return use, true, diags
 }
 
 func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {

@@ -29,6 +29,11 @@ func (p *Policy) applyOverrides(ovs []Override) hcl.Diagnostics {
 			diags = append(diags, d)
 		}
 		param, ok := p.Param(ov.Name)
+		if !ok && ov.Scoped {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Param not in this policy", Subject: ov.Range,
+				Detail: fmt.Sprintf("%s sets param %q, which policy %q does not declare; it is ignored for this policy", ov.Origin, ov.Name, p.Name)})
+			continue
+		}
 		if !ok {
 			var names []string
 			for _, x := range p.Params {

@@ -14,6 +14,9 @@ type Policy struct {
 	DeclRange   hcl.Range
 	// File is the project file that took this policy with `use`, if any.
 	File string
+	// Composition, for a file that uses a built-in, says what it added,
+	// replaced and disabled; nil for a policy written whole.
+	Composition *Composition
 
 	Params   []*Param
 	Slots    []*Slot
@@ -153,20 +156,53 @@ var policyBlockSchema = &hcl.BodySchema{
 func decodePolicy(body hcl.Body, filename string) (*Policy, hcl.Diagnostics) {
 	content, diags := body.Content(policySchema)
 	p := &Policy{}
-	seen := map[string]map[string]hcl.Range{}
-	dup := func(kind, name string, rng hcl.Range) bool {
-		if seen[kind] == nil {
-			seen[kind] = map[string]hcl.Range{}
-		}
-		if prev, ok := seen[kind][name]; ok {
-			diags = append(diags, errorAt(ptr(rng), "Duplicate "+kind, "%s %q is already declared at %s", kind, name, short(prev)))
-			return true
-		}
-		seen[kind][name] = rng
-		return false
+	diags = append(diags, p.decodeBlocks(content.Blocks, newDecls(), false)...)
+	if p.DeclRange == (hcl.Range{}) && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Missing policy block",
+			Detail:  `a policy file declares policy "NAME" { … }, or takes a built-in with use "NAME" { … }`,
+			Subject: &hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos},
+		})
 	}
+	diags = append(diags, derivedNameClashes(p)...)
+	return p, diags
+}
+
+// decls remembers where each name was declared, per kind, to report
+// duplicates. hint, when set, adds to the message about a duplicate.
+type decls struct {
+	seen map[string]map[string]hcl.Range
+	hint func(kind, name string, prev hcl.Range) string
+}
+
+func newDecls() *decls { return &decls{seen: map[string]map[string]hcl.Range{}} }
+
+// dup records a declaration and reports whether the name was taken.
+func (s *decls) dup(diags *hcl.Diagnostics, kind, name string, rng hcl.Range) bool {
+	if s.seen[kind] == nil {
+		s.seen[kind] = map[string]hcl.Range{}
+	}
+	if prev, ok := s.seen[kind][name]; ok {
+		hint := ""
+		if s.hint != nil {
+			hint = s.hint(kind, name, prev)
+		}
+		*diags = append(*diags, errorAt(ptr(rng), "Duplicate "+kind, "%s %q is already declared at %s%s", kind, name, short(prev), hint))
+		return true
+	}
+	s.seen[kind][name] = rng
+	return false
+}
+
+// decodeBlocks decodes policy blocks into p, after what p already holds.
+// With extend, a group block whose name p already has adds its rules to
+// that group instead of declaring a second one (a file that uses a
+// built-in adds rules to the built-in's groups).
+func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	dup := func(kind, name string, rng hcl.Range) bool { return seen.dup(&diags, kind, name, rng) }
 	var policies []*hcl.Block
-	for _, b := range content.Blocks {
+	for _, b := range blocks {
 		name, rng := b.Labels[0], b.LabelRanges[0]
 		switch b.Type {
 		case "policy":
@@ -238,31 +274,38 @@ func decodePolicy(body hcl.Body, filename string) (*Policy, hcl.Diagnostics) {
 				p.Commands = append(p.Commands, x)
 			}
 		case "group":
-			if dup("group", name, rng) {
+			var existing *Group
+			if extend {
+				for _, g := range p.Groups {
+					if g.Name == name {
+						existing = g
+					}
+				}
+			}
+			if existing == nil && dup("group", name, rng) {
 				continue
 			}
 			g, d := decodeGroup(b)
 			diags = append(diags, d...)
+			var kept []*Rule
 			for _, r := range g.Rules {
 				if dup("rule", r.Name, r.NameRange) {
 					continue
 				}
+				kept = append(kept, r)
 				p.Rules = append(p.Rules, r)
+			}
+			if existing != nil {
+				for _, r := range kept {
+					r.Group = existing
+				}
+				existing.Rules = append(existing.Rules, kept...)
+				continue
 			}
 			p.Groups = append(p.Groups, g)
 		}
 	}
-	if len(policies) == 0 && !diags.HasErrors() {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError, Summary: "Missing policy block",
-			Detail:  `a policy file declares policy "NAME" { … }, or takes a built-in with use "NAME" { … }`,
-			Subject: &hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos},
-		})
-	}
-	for _, d := range derivedNameClashes(p) {
-		diags = append(diags, d)
-	}
-	return p, diags
+	return diags
 }
 
 func short(r hcl.Range) string {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -9,13 +12,19 @@ import (
 )
 
 func newCheckCmd() *cobra.Command {
-	var sets []string
+	var (
+		sets   []string
+		werror bool
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "check [FILE|DIR|NAME...]",
 		Short: "Load and validate policies",
 		Long: `check loads each policy — a file, every policy file under a directory, or a
 built-in by name — validates it against the host contract and compiles every
 expression. Problems are printed as file:line:col with the offending line.
+Warnings name dead parts — a param, slot, derived value or message that
+nothing reads; -Werror makes them errors.
 With no arguments it checks every built-in policy.
 
 Exit status: 0 when every policy is valid, 1 when any is not.`,
@@ -32,8 +41,11 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 			}
 			var targets []string
 			for _, a := range args {
-				if isBuiltinName(a) {
-					targets = append(targets, a)
+				if err := checkPolicyArg(a); err != nil {
+					return err
+				}
+				if _, err := os.Stat(a); err != nil {
+					targets = append(targets, a) // a built-in
 					continue
 				}
 				files, err := policyFiles([]string{a}, rules.IsPolicyFile)
@@ -43,8 +55,27 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				targets = append(targets, files...)
 			}
 			bad := 0
+			var results []checkJSON
 			for _, t := range targets {
 				p, diags := loadPolicy(t, set)
+				if p != nil && !diags.HasErrors() {
+					diags.Diagnostics = append(diags.Diagnostics, rules.DeadParts(p)...)
+					if werror {
+						for _, d := range diags.Diagnostics {
+							d.Severity = hcl.DiagError
+						}
+					}
+				}
+				if asJSON {
+					r := checkJSON{Target: t, OK: p != nil && !diags.HasErrors(), Diagnostics: diagnosticsJSON(diags.Diagnostics)}
+					if r.OK {
+						r.Policy, r.Params, r.Slots, r.Rules = p.Name, len(p.Params), len(p.Slots), len(p.Rules)
+					} else {
+						bad++
+					}
+					results = append(results, r)
+					continue
+				}
 				if diags.HasErrors() || p == nil {
 					bad++
 					fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
@@ -56,6 +87,15 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (policy %s: %s, %s, %s)\n", t, p.Name,
 					plural(len(p.Params), "param"), plural(len(p.Slots), "slot"), plural(len(p.Rules), "rule"))
 			}
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), results); err != nil {
+					return failure("%v", err)
+				}
+				if bad > 0 {
+					return silent
+				}
+				return nil
+			}
 			if bad > 0 {
 				return failure("%d of %d failed to load", bad, len(targets))
 			}
@@ -63,5 +103,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per policy, with its diagnostics, instead of text")
+	cmd.Flags().BoolVar(&werror, "Werror", false, "treat warnings (such as a param, slot, derived value or message nothing reads) as errors")
 	return cmd
 }

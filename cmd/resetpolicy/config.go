@@ -56,6 +56,8 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 					return failure("%v", err)
 				}
 				project = wd
+			} else if info, err := os.Stat(project); err != nil || !info.IsDir() {
+				return usage("--project %s: no such directory", project)
 			}
 			s, err := settings.Load(settings.Options{ProjectDir: project, Trusted: !untrusted, Flags: cmd.Flags()})
 			if err != nil {
@@ -91,8 +93,10 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, val, e.Origin)
 			}
 			tw.Flush()
-			if diags.HasErrors() {
+			if len(diags.Diagnostics) > 0 {
 				fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
+			}
+			if diags.HasErrors() {
 				return silent
 			}
 			fmt.Fprintf(out, "\nparams in force (policy %s):\n", p.Name)

@@ -37,7 +37,7 @@ JSON object of slots, or a line of earlier eval output. --explain adds
 A malformed line is reported on stderr with its line number; nothing after it
 is decided and the exit status is 1. Blank lines are skipped.`,
 		Example: `  echo '{"event":"tool","name":"wipe_memory"}' | resetpolicy eval
-  resetpolicy eval --policy autocompacter --set force_limit=150000 < events.jsonl
+  resetpolicy eval --policy autocompacter --set force_limit=150000 --set warning_limit=140000 --set notice_limit=100000 < events.jsonl
   resetpolicy eval --explain --state snapshot.json < events.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +48,9 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 			name := v.GetString("policy")
 			if f := cmd.Flags().Lookup("policy"); f.Changed {
 				name = f.Value.String()
+			}
+			if err := checkPolicyArg(name); err != nil {
+				return err
 			}
 			p, diags := loadPolicy(name, set)
 			if diags.HasErrors() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
 )
 
 // isBuiltinName reports whether arg names a built-in rather than a file.
@@ -27,7 +28,7 @@ func loadPolicy(arg string, set map[string]string) (*rules.Policy, rules.Diagnos
 			return policies.Load(arg, set)
 		}
 	}
-	return rules.LoadFile(arg, rules.WithBuiltins(policies.Source), rules.WithSet(set, "--set"))
+	return rules.LoadFile(arg, append(builtinOptions(), rules.WithSet(set, "--set"))...)
 }
 
 // parseSet reads repeated PARAM=VALUE flags.
@@ -60,8 +61,8 @@ func policyFiles(args []string, match func(string) bool) ([]string, error) {
 				return err
 			}
 			// Like the go tool: dot and underscore directories (deliberately
-			// broken fixtures) and node_modules are not walked.
-			if d.IsDir() && path != a && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "node_modules") {
+			// broken fixtures) and node_modules are not walked; .pi is.
+			if d.IsDir() && path != a && testfile.SkipDir(d.Name()) {
 				return filepath.SkipDir
 			}
 			if !d.IsDir() && match(path) {

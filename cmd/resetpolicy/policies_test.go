@@ -19,7 +19,7 @@ func TestPoliciesListsParamsWithDefaults(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `policy "wipe_memory"`) {
 		t.Errorf("--source: exit %d", code)
 	}
-	if _, stderr, code := runCLI(t, "", "policies", "--source", "wipe-memory"); code != 1 || !strings.Contains(stderr, "built-ins: autocompacter, new_context, wipe_memory") {
+	if _, stderr, code := runCLI(t, "", "policies", "--source", "wipe-memory"); code != 2 || !strings.Contains(stderr, `did you mean "wipe_memory"? (built-ins: autocompacter, new_context, wipe_memory)`) {
 		t.Errorf("--source of an unknown built-in: exit %d %q", code, stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -57,7 +58,9 @@ Built-in policies: wipe_memory (the default), new_context, autocompacter.
 Run 'resetpolicy policies' to see them and their params.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -68,6 +71,7 @@ Run 'resetpolicy policies' to see them and their params.`,
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(v))
 	}
+	addCompletions(root)
 	return root
 }
 
@@ -107,6 +111,16 @@ func singleDashLongFlags(root *cobra.Command, args []string) []string {
 var extraCommands []func(*viper.Viper) *cobra.Command
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if colorFor(stdout, os.Getenv) {
+		cw := &colorWriter{w: stdout}
+		defer cw.Flush()
+		stdout = cw
+	}
+	if colorFor(stderr, os.Getenv) {
+		cw := &colorWriter{w: stderr}
+		defer cw.Flush()
+		stderr = cw
+	}
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(singleDashLongFlags(root, args))
 	err := root.Execute()

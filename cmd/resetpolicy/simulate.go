@@ -23,6 +23,7 @@ func newSimulateCmd(v *viper.Viper) *cobra.Command {
 		scenarioFile string
 		out          string
 		plotFile     string
+		wide         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate [--policy NAME|FILE] [--scenario FILE] [--set PARAM=VALUE...] [--out session.jsonl]",
@@ -63,9 +64,17 @@ replay --plot does.`,
 				sc    *scenario.Scenario
 				diags hcl.Diagnostics
 			)
+			if f := cmd.Flags().Lookup("policy"); f.Changed {
+				if err := checkPolicyArg(f.Value.String()); err != nil {
+					return err
+				}
+			}
 			if scenarioFile == "" {
 				sc, diags = scenario.Default()
 			} else {
+				if _, err := readFile(scenarioFile); err != nil {
+					return err
+				}
 				sc, diags = scenario.ParseFile(scenarioFile)
 			}
 			if diags.HasErrors() {
@@ -92,7 +101,7 @@ replay --plot does.`,
 				return silent
 			}
 			res, runErr := sim.Run(p, sc, sim.Options{})
-			if err := sim.WriteTimeline(cmd.OutOrStdout(), res); err != nil {
+			if err := sim.WriteTimelineLayout(cmd.OutOrStdout(), res, sim.Layout{Wide: wide}); err != nil {
 				return failure("%v", err)
 			}
 			if runErr != nil {
@@ -121,6 +130,7 @@ replay --plot does.`,
 	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: the scenario's policy, else RESETPOLICY_POLICY, else wipe_memory)")
 	cmd.Flags().StringVar(&scenarioFile, "scenario", "", "scenario file (default: the built-in scenario)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&wide, "wide", false, "print notice and reply texts whole instead of cut")
 	cmd.Flags().StringVar(&out, "out", "", "write the simulated session to this file as Pi JSONL")
 	cmd.Flags().StringVar(&plotFile, "plot", "", "draw context per turn with the policy's thresholds and decisions to FILE.svg or FILE.png")
 	return cmd

@@ -23,6 +23,7 @@ func newTestCmd() *cobra.Command {
 		verbose  bool
 		coverage bool
 		junit    string
+		asJSON   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE]",
@@ -58,8 +59,20 @@ invalid, 2 for a usage error.`,
 			if err != nil {
 				return err
 			}
+			if len(inputs) == 0 {
+				return failure("no test files (*%s) under %s", testfile.Suffix, strings.Join(args, ", "))
+			}
 			rep := runTests(inputs, filter, cmd.ErrOrStderr())
-			if err := rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage}); err != nil {
+			if len(rep.Results) == 0 {
+				return failure("no tests to run: -run %q matches no run", runExpr)
+			}
+			write := func() error {
+				return rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage})
+			}
+			if asJSON {
+				write = func() error { return rep.WriteJSON(cmd.OutOrStdout(), coverage) }
+			}
+			if err := write(); err != nil {
 				return failure("%v", err)
 			}
 			if junit != "" {
@@ -77,6 +90,7 @@ invalid, 2 for a usage error.`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the runs that passed")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "report per policy the share of rules fired and every rule no run fired")
 	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results (and with --coverage the coverage) as one JSON object instead of text")
 	return cmd
 }
 
@@ -156,7 +170,7 @@ func builtinTestInputs(found []testInput) []testInput {
 // runTests decodes and runs every input; diagnostics that are only
 // warnings go to warn.
 func runTests(inputs []testInput, filter *regexp.Regexp, warn io.Writer) *testrun.Report {
-	var opts []testrun.Option
+	opts := []testrun.Option{testrun.BaseTests(policies.TestSource)}
 	if filter != nil {
 		opts = append(opts, testrun.Filter(filter))
 	}
@@ -188,7 +202,7 @@ func runTests(inputs []testInput, filter *regexp.Regexp, warn io.Writer) *testru
 // to the test file, or a built-in.
 func loadTestPolicy(f *testfile.File, overrides []rules.Override) (*rules.Policy, rules.Diagnostics) {
 	if path := f.PolicyFile(); path != "" {
-		return rules.LoadFile(path, rules.WithBuiltins(policies.Source), rules.WithOverrides(overrides...))
+		return rules.LoadFile(path, append(builtinOptions(), rules.WithOverrides(overrides...))...)
 	}
 	return policies.Load(f.Policy, nil, rules.WithOverrides(overrides...))
 }

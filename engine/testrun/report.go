@@ -82,19 +82,33 @@ type policyRules struct {
 	name  string
 	rules []string
 	fired map[string]bool
+	// For a policy that uses a built-in: where each rule comes from, the
+	// built-in's test file and the inherited rules its runs fired.
+	origin    map[string]rules.Origin
+	baseTests string
+	inherited map[string]bool
 }
 
-func (rep *Report) addPolicy(key string, p *rules.Policy) {
+// addPolicy registers a policy for coverage; it reports whether the
+// policy is new.
+func (rep *Report) addPolicy(key string, p *rules.Policy) (*policyRules, bool) {
 	for _, pr := range rep.policies {
 		if pr.key == key {
-			return
+			return pr, false
 		}
 	}
 	pr := &policyRules{key: key, name: p.Name, fired: map[string]bool{}}
 	for _, r := range p.Rules {
 		pr.rules = append(pr.rules, r.Name)
 	}
+	if c := p.Composition; c != nil {
+		pr.origin = map[string]rules.Origin{}
+		for _, r := range p.Rules {
+			pr.origin[r.Name] = c.RuleOrigin(r)
+		}
+	}
 	rep.policies = append(rep.policies, pr)
+	return pr, true
 }
 
 func (rep *Report) fired(key, rule string) {
@@ -124,15 +138,30 @@ func (rep *Report) Failed() int { return len(rep.Results) - rep.Passed() }
 // Coverage is the share of a policy's rules that some run fired.
 type Coverage struct {
 	// Policy is the built-in name, or the policy file's path.
-	Policy string
+	Policy string `json:"policy"`
 	// Name is the name the policy declares.
-	Name string
+	Name string `json:"name"`
 	// Rules is the number of rules the policy has.
-	Rules int
+	Rules int `json:"rules"`
 	// Fired is the number of them some run fired.
-	Fired int
+	Fired int `json:"fired"`
 	// Unfired lists the rules no run fired, in file order.
-	Unfired []string
+	Unfired []string `json:"unfired"`
+	// Composed is set for a policy that uses a built-in.
+	Composed *ComposedCoverage `json:"composed,omitempty"`
+}
+
+// ComposedCoverage is what a policy that uses a built-in owes to the
+// built-in's own test file.
+type ComposedCoverage struct {
+	// Base is the built-in; BaseTests its test file when its runs count
+	// toward this coverage ("" with inherit_tests = false).
+	Base      string `json:"base"`
+	BaseTests string `json:"base_tests,omitempty"`
+	// Inherited is the number of rules fired by the built-in's runs only.
+	Inherited int `json:"inherited"`
+	// Origins gives, per rule, "inherited", "replaced" or "added".
+	Origins map[string]rules.Origin `json:"origins"`
 }
 
 // Share is Fired/Rules, 1 for a policy without rules.
@@ -149,10 +178,17 @@ func (rep *Report) Coverage() []Coverage {
 	var out []Coverage
 	for _, pr := range rep.policies {
 		c := Coverage{Policy: pr.key, Name: pr.name, Rules: len(pr.rules)}
+		if pr.origin != nil {
+			c.Composed = &ComposedCoverage{Base: pr.name, BaseTests: pr.baseTests, Origins: pr.origin}
+		}
 		for _, r := range pr.rules {
-			if pr.fired[r] {
+			switch {
+			case pr.fired[r]:
 				c.Fired++
-			} else {
+			case pr.inherited[r]:
+				c.Fired++
+				c.Composed.Inherited++
+			default:
 				c.Unfired = append(c.Unfired, r)
 			}
 		}
@@ -191,7 +227,14 @@ func (rep *Report) WriteText(w io.Writer, opt TextOptions) error {
 				label = fmt.Sprintf("%s (%s)", c.Name, c.Policy)
 			}
 			fmt.Fprintf(bw, "coverage: %s: %d of %d rules fired (%.1f%%)\n", label, c.Fired, c.Rules, 100*c.Share())
+			if cc := c.Composed; cc != nil && cc.BaseTests != "" {
+				fmt.Fprintf(bw, "    %d inherited rules fired by %s\n", cc.Inherited, cc.BaseTests)
+			}
 			for _, u := range c.Unfired {
+				if c.Composed != nil {
+					fmt.Fprintf(bw, "    not fired: %s (%s)\n", u, c.Composed.Origins[u])
+					continue
+				}
 				fmt.Fprintf(bw, "    not fired: %s\n", u)
 			}
 		}

@@ -28,12 +28,22 @@ func Filter(re *regexp.Regexp) Option {
 	return func(r *Runner) { r.filter = re }
 }
 
+// BaseTests lets the coverage of a policy that uses a built-in count the
+// built-in's own runs for the rules it inherits unchanged (unless the file
+// says inherit_tests = false). find returns a built-in's test file.
+func BaseTests(find func(builtin string) (rules.Source, bool)) Option {
+	return func(r *Runner) { r.baseTests = find }
+}
+
 // Runner runs test files and collects their results in a Report.
 type Runner struct {
-	load   Loader
-	filter *regexp.Regexp
-	report *Report
-	loaded map[string]*loaded
+	load      Loader
+	filter    *regexp.Regexp
+	report    *Report
+	loaded    map[string]*loaded
+	baseTests func(string) (rules.Source, bool)
+	// baseFired caches, per built-in, the rules its own runs fired.
+	baseFired map[string]map[string]bool
 }
 
 type loaded struct {
@@ -97,10 +107,50 @@ func (r *Runner) loadFor(f *testfile.File, run *testfile.Run) *loaded {
 	l.policy, l.diags = r.load(f, f.Overrides(run))
 	if l.policy != nil && !l.diags.HasErrors() {
 		l.engine = engine.New(l.policy)
-		r.report.addPolicy(policyKey(f), l.policy)
+		if pr, added := r.report.addPolicy(policyKey(f), l.policy); added {
+			r.inherit(pr, l.policy)
+		}
 	}
 	r.loaded[key] = l
 	return l
+}
+
+// inherit counts, for a policy that uses a built-in, the rules it inherits
+// unchanged that the built-in's own runs fire. Those runs are not results
+// of this report: they are the built-in's, run against the built-in.
+func (r *Runner) inherit(pr *policyRules, p *rules.Policy) {
+	c := p.Composition
+	if c == nil || !c.InheritTests || r.baseTests == nil {
+		return
+	}
+	src, ok := r.baseTests(c.Base)
+	if !ok {
+		return
+	}
+	if r.baseFired == nil {
+		r.baseFired = map[string]map[string]bool{}
+	}
+	fired, ok := r.baseFired[c.Base]
+	if !ok {
+		fired = map[string]bool{}
+		if f, diags := testfile.Parse(src.Bytes, src.Name); !diags.HasErrors() {
+			sub := New(r.load)
+			sub.RunFile(f)
+			for _, spr := range sub.report.policies {
+				for name := range spr.fired {
+					fired[name] = true
+				}
+			}
+		}
+		r.baseFired[c.Base] = fired
+	}
+	pr.baseTests = src.Name
+	pr.inherited = map[string]bool{}
+	for _, rule := range p.Rules {
+		if fired[rule.Name] && c.RuleOrigin(rule) == rules.Inherited {
+			pr.inherited[rule.Name] = true
+		}
+	}
 }
 
 func (r *Runner) runOne(f *testfile.File, run *testfile.Run) *Result {

@@ -130,6 +130,9 @@ func decodeHeader(sc *Scenario, b *hclsyntax.Block) hcl.Diagnostics {
 	a := content.Attributes
 	diags = append(diags, optString(a["description"], &sc.Description)...)
 	diags = append(diags, optString(a["policy"], &sc.Policy)...)
+	if a["policy"] != nil {
+		sc.PolicyRange = a["policy"].Expr.Range()
+	}
 	diags = append(diags, optString(a["model"], &sc.Host.Model)...)
 	diags = append(diags, optCount(a["context_window"], &sc.Host.ContextWindow, 1)...)
 	diags = append(diags, optCount(a["reserve"], &sc.Host.Reserve, 0)...)

@@ -16,8 +16,10 @@ type Scenario struct {
 	Title       string
 	Description string
 	// Policy names the policy the scenario is written for: a built-in
-	// name or a file path ("" when the header does not say).
-	Policy string
+	// name or a file path ("" when the header does not say); a path is
+	// relative to the scenario file.
+	Policy      string
+	PolicyRange hcl.Range
 	// Set are the header's param overrides, in name order, each with the
 	// range of its value so that a bad override points into the scenario.
 	Set []Param

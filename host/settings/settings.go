@@ -381,7 +381,8 @@ func (s *Settings) Overrides() []rules.Override {
 	out := make([]rules.Override, 0, len(names))
 	for _, n := range names {
 		v := s.Params[n]
-		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String()})
+		// A user-level param applies to the policies that declare it.
+		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String(), Scoped: v.Origin.Layer == LayerUser})
 	}
 	return out
 }
@@ -392,7 +393,7 @@ func (s *Settings) LoadPolicy() (*rules.Policy, rules.Diagnostics) {
 	if IsBuiltinName(s.Policy.Text) {
 		return policies.Load(s.Policy.Text, nil, ov)
 	}
-	return rules.LoadFile(s.Policy.Text, rules.WithBuiltins(policies.Source), ov)
+	return rules.LoadFile(s.Policy.Text, rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names), ov)
 }
 
 // Entry is one effective setting for display.

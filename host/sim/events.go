@@ -39,7 +39,7 @@ func (h *host) event(name string, own map[string]any) error {
 	if err != nil {
 		return h.fail("the simulated host built a bad %s event: %v", name, err)
 	}
-	derived := h.derived(ev)
+	derived, all := h.derived(ev)
 	d, err := h.es.Decide(ev)
 	if err != nil {
 		return h.fail("policy %s: %v", h.pol.Name, err)
@@ -49,8 +49,8 @@ func (h *host) event(name string, own map[string]any) error {
 		Event: name, Facts: own, Turn: h.turn, Window: h.window, Now: h.now, Idle: !h.streaming,
 		Queued: len(h.steerQ)+len(h.followQ) > 0,
 		Tokens: tokens, Remaining: h.contextWindow - tokens,
-		Derived: derived,
-		Rules:   d.Rules, Effects: d.Effects,
+		Derived: derived, Read: h.read(d.Rules, all),
+		Rules: d.Rules, Effects: d.Effects,
 		Entries: h.pending, Notes: h.pendingNotes,
 	}
 	if line.Rules == nil {
@@ -74,7 +74,7 @@ func (h *host) event(name string, own map[string]any) error {
 // since the previous line (all numbers and the true bools on the first
 // line). Numbers named like a timeline column (tokens, remaining) are left
 // out.
-func (h *host) derived(ev engine.Event) []Value {
+func (h *host) derived(ev engine.Event) (changed, all []Value) {
 	first := len(h.res.Lines) == 0
 	var out []Value
 	for _, d := range h.es.Derived(ev) {
@@ -90,6 +90,7 @@ func (h *host) derived(ev engine.Event) []Value {
 		default:
 			continue
 		}
+		all = append(all, Value{Name: d.Name, Text: text})
 		prev, seen := h.prevDerived[d.Name]
 		h.prevDerived[d.Name] = text
 		switch {
@@ -98,7 +99,7 @@ func (h *host) derived(ev engine.Event) []Value {
 			out = append(out, Value{Name: d.Name, Text: text})
 		}
 	}
-	return out
+	return out, all
 }
 
 func formatNumber(f float64) string {

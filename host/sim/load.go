@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/host/scenario"
@@ -29,9 +31,19 @@ func PolicyName(asked string, sc *scenario.Scenario) string {
 	case asked != "":
 		return asked
 	case sc != nil && sc.Policy != "":
-		return sc.Policy
+		return scenarioPolicy(sc)
 	}
 	return policies.Default
+}
+
+// scenarioPolicy is the scenario's policy: a built-in's name, or a file
+// path relative to the scenario file, as a test file's policy is.
+func scenarioPolicy(sc *scenario.Scenario) string {
+	name := sc.Policy
+	if _, ok := policies.Source(name); ok || !strings.ContainsAny(name, `/\.`) || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(filepath.Dir(sc.File), name)
 }
 
 // LoadPolicy loads a built-in by name or a policy file by path, with the
@@ -47,13 +59,23 @@ func LoadPolicy(name string, sc *scenario.Scenario, set map[string]string) (*rul
 	if _, ok := policies.Source(name); ok || !strings.ContainsAny(name, `/\.`) {
 		p, diags = policies.Load(name, nil, opts...)
 	} else {
-		p, diags = rules.LoadFile(name, append([]rules.Option{rules.WithBuiltins(policies.Source)}, opts...)...)
+		p, diags = rules.LoadFile(name, append([]rules.Option{rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names)}, opts...)...)
 	}
 	if sc != nil && diags.HasErrors() {
 		if diags.Sources == nil {
 			diags.Sources = map[string][]byte{}
 		}
 		diags.Sources[sc.File] = sc.Source
+		// A policy the scenario names that cannot be read is the scenario's
+		// line to fix.
+		if sc.Policy != "" && name == scenarioPolicy(sc) {
+			for _, d := range diags.Diagnostics {
+				if d.Subject == nil {
+					d.Subject = &sc.PolicyRange
+					d.Detail = fmt.Sprintf("the scenario's policy %q (relative to the scenario file: %s): %s", sc.Policy, name, d.Detail)
+				}
+			}
+		}
 	}
 	return p, diags
 }

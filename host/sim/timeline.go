@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/session"
@@ -33,6 +34,8 @@ type Line struct {
 	// Derived are the policy's derived numbers and bools that changed
 	// since the previous line, evaluated as the rules saw them.
 	Derived []Value
+	// Read are the derived values the rules that fired read.
+	Read    []Value
 	Rules   []string
 	Effects []engine.Effect
 	// Entries are the session entries appended since the previous line
@@ -163,16 +166,15 @@ func (l *Line) Label() string {
 // String formats the line: turn, window, event, tokens and remaining in
 // columns, then {changed derived values}, the rules that fired (- for
 // none) => the effects, + the entries appended, # the host's notes.
-func (l *Line) String() string {
+func (l *Line) String() string { return l.Format(Layout{LabelWidth: defaultLabelWidth}) }
+
+// Format formats the line in a layout.
+func (l *Line) Format(lay Layout) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%4d %-3s %-34s %7d %7d ", l.Turn, l.Window, l.Label(), l.Tokens, l.Remaining)
+	fmt.Fprintf(&b, "%4d %-3s %-*s %7d %7d ", l.Turn, l.Window, lay.LabelWidth, l.Label(), l.Tokens, l.Remaining)
 	var parts []string
-	if len(l.Derived) > 0 {
-		var ds []string
-		for _, d := range l.Derived {
-			ds = append(ds, d.Name+"="+d.Text)
-		}
-		parts = append(parts, "{"+strings.Join(ds, " ")+"}")
+	if d := l.derivedText(); d != "" {
+		parts = append(parts, d)
 	}
 	if l.Event != "" {
 		if len(l.Rules) == 0 {
@@ -184,7 +186,7 @@ func (l *Line) String() string {
 	if len(l.Effects) > 0 {
 		var es []string
 		for _, e := range l.Effects {
-			es = append(es, DescribeEffect(e))
+			es = append(es, describeEffect(e, lay.cut()))
 		}
 		parts = append(parts, "=> "+strings.Join(es, ", "))
 	}
@@ -204,7 +206,11 @@ func (l *Line) String() string {
 
 // DescribeEffect writes an effect shortly: literal arguments (messages,
 // enums) by value, text quoted and cut, others as name=value.
-func DescribeEffect(e engine.Effect) string {
+func DescribeEffect(e engine.Effect) string { return describeEffect(e, 32) }
+
+// describeEffect is DescribeEffect with texts cut to n characters (0:
+// whole).
+func describeEffect(e engine.Effect, n int) string {
 	if len(e.Args) == 0 {
 		return e.Name
 	}
@@ -223,9 +229,9 @@ func DescribeEffect(e engine.Effect) string {
 			case literal:
 				args = append(args, v)
 			case a.Name == "text":
-				args = append(args, quote(v, 32))
+				args = append(args, quote(v, n))
 			default:
-				args = append(args, a.Name+"="+quote(v, 32))
+				args = append(args, a.Name+"="+quote(v, n))
 			}
 		case float64:
 			args = append(args, a.Name+"="+lang.FormatNum(v))
@@ -317,7 +323,7 @@ func DescribeEntry(e *session.Entry) string {
 func quote(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
-	if len(r) > n {
+	if n > 0 && len(r) > n {
 		s = string(r[:n-1]) + "…"
 	}
 	return `"` + s + `"`
@@ -325,7 +331,9 @@ func quote(s string, n int) string {
 
 // Header describes the simulation: scenario, policy with its params in
 // force, host settings, and how to read the lines.
-func Header(r *Result) string {
+func Header(r *Result) string { return header(r, Layout{LabelWidth: defaultLabelWidth}) }
+
+func header(r *Result, lay Layout) string {
 	var b strings.Builder
 	sc := r.Scenario
 	title := sc.Title
@@ -357,8 +365,8 @@ func Header(r *Result) string {
 		}
 		fmt.Fprintf(&b, "%s%s = %s\n", label, d.Name, d.Prog.Source)
 	}
-	b.WriteString("reading   {derived values that changed}  rules fired (- none)  => effects  + entries appended  # host notes\n\n")
-	fmt.Fprintf(&b, "%4s %-3s %-34s %7s %7s\n", "turn", "win", "event", "tokens", "remain")
+	b.WriteString("reading   {derived values that changed, * read by a rule that fired}  rules fired (- none)  => effects  + entries appended  # host notes\n\n")
+	fmt.Fprintf(&b, "%4s %-3s %-*s %7s %7s\n", "turn", "win", lay.LabelWidth, "event", "tokens", "remain")
 	return b.String()
 }
 
@@ -377,11 +385,19 @@ func Footer(r *Result) string {
 
 // WriteTimeline prints the header, one line per host event and the
 // footer.
-func WriteTimeline(w io.Writer, r *Result) error {
-	var b strings.Builder
-	b.WriteString(Header(r))
+func WriteTimeline(w io.Writer, r *Result) error { return WriteTimelineLayout(w, r, Layout{}) }
+
+// WriteTimelineLayout is WriteTimeline in a layout; the event column is
+// as wide as the longest label, at least the default width.
+func WriteTimelineLayout(w io.Writer, r *Result, lay Layout) error {
+	lay.LabelWidth = defaultLabelWidth
 	for _, l := range r.Lines {
-		b.WriteString(l.String())
+		lay.LabelWidth = max(lay.LabelWidth, utf8.RuneCountInString(l.Label()))
+	}
+	var b strings.Builder
+	b.WriteString(header(r, lay))
+	for _, l := range r.Lines {
+		b.WriteString(l.Format(lay))
 		b.WriteString("\n")
 	}
 	if r.Session != nil {

@@ -52,6 +52,8 @@ type Event struct {
 	// Facts are the event's own facts; CommonFacts come on every event.
 	Facts []Fact
 	Doc   string
+	// Reported says when the Pi host (host/pi) reports the event.
+	Reported string
 }
 
 // Arg is one argument of an effect.
@@ -110,75 +112,75 @@ var CommonFacts = []Fact{
 // Events is the vocabulary of lifecycle events, in the order DESIGN §4
 // lists them.
 var Events = []Event{
-	{Name: "session_start", Hook: "session_start", Facts: []Fact{
-		{Name: "reason", Type: String, Default: "startup", Enum: startReasons},
+	{Name: "session_start", Hook: "session_start", Reported: "Pi starts a session: at startup, on reload, for /new, on resume and on fork; the engine is (re)started first if it is not running", Facts: []Fact{
+		{Name: "reason", Type: String, Default: "startup", Enum: startReasons, Doc: "why the session started"},
 	}},
-	{Name: "session_tree", Hook: "session_tree"},
-	{Name: "session_shutdown", Hook: "session_shutdown", Facts: []Fact{
-		{Name: "reason", Type: String, Default: ""},
+	{Name: "session_tree", Hook: "session_tree", Reported: "the user navigated the session tree (/tree) to another branch"},
+	{Name: "session_shutdown", Hook: "session_shutdown", Reported: "Pi shuts the session down (exit, /new, resume of another session)", Facts: []Fact{
+		{Name: "reason", Type: String, Default: "", Doc: "why the session shuts down, as Pi gives it"},
 	}},
-	{Name: "model_select", Hook: "model_select", Facts: []Fact{
-		{Name: "model", Type: String, Default: ""},
+	{Name: "model_select", Hook: "model_select", Reported: "the user or Pi selects another model; the facts carry the new model's context window", Facts: []Fact{
+		{Name: "model", Type: String, Default: "", Doc: "the selected model's id"},
 	}},
-	{Name: "toggle", Hook: "the policy's on/off command", Facts: []Fact{
-		{Name: "on", Type: Bool, Default: true},
+	{Name: "toggle", Hook: "the policy's on/off command", Reported: "the user runs /resetpolicy on or /resetpolicy off", Facts: []Fact{
+		{Name: "on", Type: Bool, Default: true, Doc: "the policy is switched on (true) or off"},
 	}},
-	{Name: "tool", Hook: "a policy tool executes", Facts: []Fact{
-		{Name: "name", Type: String, Default: ""},
-		{Name: "args", Type: Object, Default: nil},
+	{Name: "tool", Hook: "a policy tool executes", Reported: "the model calls a tool the policy declares; the reply effect is the tool result", Facts: []Fact{
+		{Name: "name", Type: String, Default: "", Doc: "the tool's name"},
+		{Name: "args", Type: Object, Default: nil, Doc: "the tool call's arguments"},
 	}},
-	{Name: "command", Hook: "a policy command runs", Facts: []Fact{
-		{Name: "name", Type: String, Default: ""},
-		{Name: "args", Type: String, Default: ""},
+	{Name: "command", Hook: "a policy command runs", Reported: "the user runs a slash command the policy declares; a reply is shown as a notice", Facts: []Fact{
+		{Name: "name", Type: String, Default: "", Doc: "the command's name, without the slash"},
+		{Name: "args", Type: String, Default: "", Doc: "the text after the command name, trimmed"},
 		{Name: "dialog", Type: Bool, Default: false, Doc: "the host can ask the user with dialogs (Pi: ctx.hasUI, the terminal and RPC modes); the ask effect needs it"},
 	}},
-	{Name: "request", Hook: "context_with_system", Facts: []Fact{
+	{Name: "request", Hook: "context_with_system", Reported: "before each provider request (Pi context_with_system); an inject with deliver = \"request\" goes into this request", Facts: []Fact{
 		{Name: "user_input", Type: Bool, Default: false, Doc: "a real user message follows the latest reset boundary in the active window"},
 	}},
-	{Name: "turn_end", Hook: "turn_end", Facts: []Fact{
-		{Name: "outcome", Type: String, Default: "completed", Enum: outcomes},
-		{Name: "error", Type: String, Default: "", Enum: []string{"", "overflow", "other"}},
-		{Name: "synthetic_abort", Type: Bool, Default: false},
-		{Name: "tool_results", Type: Int, Default: int64(0)},
+	{Name: "turn_end", Hook: "turn_end", Reported: "after each turn, once its whole tool batch has run; the facts carry the turn's outcome and the usage at its end", Facts: []Fact{
+		{Name: "outcome", Type: String, Default: "completed", Enum: outcomes, Doc: "how the turn ended"},
+		{Name: "error", Type: String, Default: "", Enum: []string{"", "overflow", "other"}, Doc: "for an error: overflow (the context did not fit) or other"},
+		{Name: "synthetic_abort", Type: Bool, Default: false, Doc: "the assistant message says aborted though the user did not abort"},
+		{Name: "tool_results", Type: Int, Default: int64(0), Doc: "tool results in the turn"},
 	}},
-	{Name: "agent_end", Hook: "agent_end"},
-	{Name: "before_settle", Hook: "agent_before_settle", Facts: []Fact{
-		{Name: "outcome", Type: String, Default: "completed", Enum: outcomes},
+	{Name: "agent_end", Hook: "agent_end", Reported: "the agent loop of one prompt ends, before Pi drains queued messages"},
+	{Name: "before_settle", Hook: "agent_before_settle", Reported: "Pi is about to settle the run, after queued work drained (agent_before_settle); a stop or commit here ends the run", Facts: []Fact{
+		{Name: "outcome", Type: String, Default: "completed", Enum: outcomes, Doc: "how the run ended"},
 	}},
-	{Name: "settled", Hook: "agent_settled", Facts: []Fact{
-		{Name: "aborted", Type: Bool, Default: false},
+	{Name: "settled", Hook: "agent_settled", Reported: "the run has settled: Pi is idle until the next prompt", Facts: []Fact{
+		{Name: "aborted", Type: Bool, Default: false, Doc: "the run was aborted by the user"},
 	}},
-	{Name: "before_compact", Hook: "session_before_compact", Facts: []Fact{
-		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons},
-		{Name: "will_retry", Type: Bool, Default: false},
-		{Name: "signal_aborted", Type: Bool, Default: false},
+	{Name: "before_compact", Hook: "session_before_compact", Reported: "Pi is about to compact (manual /compact, threshold or overflow); provide_reset answers with a reset boundary, cancel_compaction cancels", Facts: []Fact{
+		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons, Doc: "what started the compaction"},
+		{Name: "will_retry", Type: Bool, Default: false, Doc: "Pi retries the failed request after this compaction"},
+		{Name: "signal_aborted", Type: Bool, Default: false, Doc: "the compaction is already cancelled"},
 		{Name: "after_reset", Type: Bool, Default: false, Doc: "the current session branch already holds a reset marker, so a summary would carry erased history back"},
 	}},
-	{Name: "compact_done", Hook: "session_compact", Facts: []Fact{
-		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons},
-		{Name: "attempt", Type: Int, Default: int64(0)},
+	{Name: "compact_done", Hook: "session_compact", Reported: "a compaction was appended to the session", Facts: []Fact{
+		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons, Doc: "what started the compaction"},
+		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the compact effect that started it; 0 for Pi's own"},
 	}},
-	{Name: "compact_failed", Hook: "session_compact_failed", Facts: []Fact{
-		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons},
-		{Name: "attempt", Type: Int, Default: int64(0)},
-		{Name: "error", Type: String, Default: ""},
-		{Name: "aborted", Type: Bool, Default: false},
+	{Name: "compact_failed", Hook: "session_compact_failed", Reported: "a compaction failed or was cancelled", Facts: []Fact{
+		{Name: "reason", Type: String, Default: "manual", Enum: compactReasons, Doc: "what started the compaction"},
+		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the compact effect that started it; 0 for Pi's own"},
+		{Name: "error", Type: String, Default: "", Doc: "the error message"},
+		{Name: "aborted", Type: Bool, Default: false, Doc: "the compaction was cancelled rather than failed"},
 	}},
-	{Name: "attempt_complete", Hook: "ctx.compact onComplete", Facts: []Fact{
-		{Name: "attempt", Type: Int, Default: int64(0)},
+	{Name: "attempt_complete", Hook: "ctx.compact onComplete", Reported: "a compaction started by a compact effect completed (ctx.compact onComplete)", Facts: []Fact{
+		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the compact effect"},
 	}},
-	{Name: "attempt_error", Hook: "ctx.compact onError or throw", Facts: []Fact{
-		{Name: "attempt", Type: Int, Default: int64(0)},
-		{Name: "error", Type: String, Default: ""},
+	{Name: "attempt_error", Hook: "ctx.compact onError or throw", Reported: "a compaction started by a compact effect failed (ctx.compact onError, or it threw)", Facts: []Fact{
+		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the compact effect"},
+		{Name: "error", Type: String, Default: "", Doc: "the error message"},
 	}},
-	{Name: "summary_done", Hook: "a checkpoint summary finished", Facts: []Fact{
-		{Name: "ok", Type: Bool, Default: true},
-		{Name: "error", Type: String, Default: ""},
+	{Name: "summary_done", Hook: "a checkpoint summary finished", Reported: "the summary of a checkpoint effect finished or failed", Facts: []Fact{
+		{Name: "ok", Type: Bool, Default: true, Doc: "the summary succeeded"},
+		{Name: "error", Type: String, Default: "", Doc: "the error message when it failed"},
 		{Name: "attempt", Type: Int, Default: int64(0), Doc: "the attempt of the checkpoint effect this summary answers (0: none given)"},
 		{Name: "aborted", Type: Bool, Default: false, Doc: "the summary was aborted (the user's abort, or the session being torn down); ok is false"},
 		{Name: "already_compact", Type: Bool, Default: false, Doc: "the host found nothing to summarise: the context since the last compaction is what it keeps verbatim anyway (Pi: \"Nothing to compact\", \"Already compacted\"); ok is false"},
 	}},
-	{Name: "before_tree", Hook: "session_before_tree", Doc: "the user navigates the session tree and Pi is about to summarise the branch left", Facts: []Fact{
+	{Name: "before_tree", Hook: "session_before_tree", Reported: "Pi is about to summarise the branch the user leaves in /tree (session_before_tree)", Doc: "the user navigates the session tree and Pi is about to summarise the branch left", Facts: []Fact{
 		{Name: "crosses_reset", Type: Bool, Default: false, Doc: "the branch left or the branch entered crosses a reset boundary (host/session.SuppressTreeSummary)"},
 	}},
 }
@@ -186,45 +188,45 @@ var Events = []Event{
 // Effects is the vocabulary of effects a host carries out.
 var Effects = []Effect{
 	{Name: "reply", Doc: "answers the tool call or command that caused the event", Args: []Arg{
-		{Name: "text", Type: String, Required: true},
+		{Name: "text", Type: String, Required: true, Doc: "the tool result or the command's answer"},
 		{Name: "terminate", Type: Bool, Doc: "a tool result that ends the tool follow-up"},
 	}},
 	{Name: "notify", Doc: "shows a UI notice", Args: []Arg{
-		{Name: "level", Type: String, Required: true, Enum: []string{"info", "warning", "error"}},
-		{Name: "text", Type: String, Required: true},
+		{Name: "level", Type: String, Required: true, Enum: []string{"info", "warning", "error"}, Doc: "the notice's level"},
+		{Name: "text", Type: String, Required: true, Doc: "the notice"},
 	}},
 	{Name: "inject", Doc: "adds a hidden message to this request, steers the running turn, or starts a turn when idle", Args: []Arg{
-		{Name: "message", Type: String, Required: true, Message: true},
-		{Name: "deliver", Type: String, Required: true, Enum: []string{"request", "steer", "turn"}},
+		{Name: "message", Type: String, Required: true, Message: true, Doc: "the policy message to add, by name"},
+		{Name: "deliver", Type: String, Required: true, Enum: []string{"request", "steer", "turn"}, Doc: "request: into this request; steer: into the running turn; turn: start a turn when idle"},
 	}},
 	{Name: "commit_reset", Doc: "appends the retain-none reset boundary, then continues in the fresh window or stops", Args: []Arg{
-		{Name: "continue", Type: Bool, Required: true},
-		{Name: "stop", Type: Bool},
+		{Name: "continue", Type: Bool, Required: true, Doc: "continue in the fresh window"},
+		{Name: "stop", Type: Bool, Doc: "stop the run after the reset"},
 	}},
 	{Name: "provide_reset", Doc: "answers before_compact with a retain-none reset boundary instead of a summary"},
 	{Name: "cancel_compaction", Doc: "cancels the compaction", Args: []Arg{
-		{Name: "text", Type: String},
+		{Name: "text", Type: String, Doc: "a notice shown with the cancellation"},
 	}},
 	{Name: "compact", Doc: "starts a host compaction tagged with the attempt", Args: []Arg{
-		{Name: "attempt", Type: Int, Required: true},
+		{Name: "attempt", Type: Int, Required: true, Doc: "identifies the compaction; the host echoes it in compact_done, attempt_complete and attempt_error"},
 	}},
 	{Name: "checkpoint", Doc: "summarises the context and appends a self-retaining compaction", Args: []Arg{
-		{Name: "continue", Type: Bool, Required: true},
+		{Name: "continue", Type: Bool, Required: true, Doc: "continue after the checkpoint"},
 		{Name: "attempt", Type: Int, Doc: "identifies the checkpoint; the host echoes it in summary_done"},
 	}},
 	{Name: "continue", Doc: "asks for one continuation"},
 	{Name: "stop", Doc: "stops the run (cancels the otherwise unavoidable follow-up)"},
 	{Name: "status", Doc: "sets the footer status line", Args: []Arg{
-		{Name: "text", Type: String, Required: true},
+		{Name: "text", Type: String, Required: true, Doc: "the status line"},
 	}},
 	{Name: "repair", Doc: "inspects the session tail and completes a repairable reset boundary"},
 	{Name: "save_param", Doc: "persists a changed param value in the project's settings", Args: []Arg{
-		{Name: "name", Type: String, Required: true},
-		{Name: "value", Type: Int, Required: true},
+		{Name: "name", Type: String, Required: true, Doc: "the param"},
+		{Name: "value", Type: Int, Required: true, Doc: "its new value"},
 	}},
 	{Name: "suppress_summary", Doc: "answers before_tree with an empty summary, so no branch summary is generated from raw pre-reset history"},
 	{Name: "clear_param", Doc: "removes a persisted param value so the policy default applies again", Args: []Arg{
-		{Name: "name", Type: String, Required: true},
+		{Name: "name", Type: String, Required: true, Doc: "the param"},
 	}},
 	{Name: "ask", Doc: "asks the user for one value in a dialog (a command event with dialog true); consecutive ask effects with the same command form one dialog, and once every question is answered the host runs the command that caused the event again with the arguments `command` followed by the answers, in order, separated by spaces (an empty answer takes value; a cancelled dialog runs nothing)", Args: []Arg{
 		{Name: "title", Type: String, Required: true, Doc: "the question"},

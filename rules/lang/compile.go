@@ -51,6 +51,9 @@ type Program struct {
 	// with its own text, so an explanation can name the first that was
 	// false.
 	Parts []*Program
+
+	comparison func() *Comparison // see Comparison
+	named      *Program           // see Named
 }
 
 // Eval returns the program's value as a Value.
@@ -92,6 +95,7 @@ func Compile(src string, env *Env) (*Program, error) {
 	}
 	p := n.program(src)
 	if p.Type == Bool {
+		p.comparison, p.named = c.lazyComparison(tree.Node), c.named(tree.Node)
 		for _, part := range conjuncts(tree.Node) {
 			if part == tree.Node {
 				break
@@ -100,7 +104,9 @@ func Compile(src string, env *Env) (*Program, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.Parts = append(p.Parts, pn.program(part.String()))
+			pp := pn.program(part.String())
+			pp.comparison, pp.named = c.lazyComparison(part), c.named(part)
+			p.Parts = append(p.Parts, pp)
 		}
 	}
 	return p, nil

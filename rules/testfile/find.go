@@ -10,6 +10,7 @@ import (
 // lexical order. Like the go tool, it skips directories whose name starts
 // with "." or "_", and node_modules: fixtures that must not run as tests
 // (deliberately failing or malformed test files) live under such names.
+// .pi is the exception: a project's policy and its tests live there.
 func Find(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -18,7 +19,7 @@ func Find(dir string) ([]string, error) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules") {
+			if path != dir && SkipDir(name) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -29,4 +30,12 @@ func Find(dir string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// SkipDir reports whether a directory scan skips a directory of that name.
+func SkipDir(name string) bool {
+	if name == ".pi" {
+		return false
+	}
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules"
 }

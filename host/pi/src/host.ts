@@ -23,6 +23,8 @@ import {
 	type TurnEndEvent,
 } from "@earendil-works/pi-coding-agent";
 import { type TSchema, Type } from "typebox";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { Engine, EngineDown, errorText, MAX_LINE } from "./engine.ts";
 import {
 	CONTINUATION_TYPE,
@@ -83,6 +85,14 @@ const ALREADY_COMPACT = /^(Nothing to compact|Already compacted)/;
 
 const STATUS_KEY = "resetpolicy";
 const LOG_LINES = 50;
+/** The host contract's default context_window (rules/contract). */
+const DEFAULT_CONTEXT_WINDOW = 200000;
+
+/** How to get a missing engine: only when the binary could not be run. */
+function engineFix(reason: string): string {
+	if (!/ENOENT|EACCES|cannot (run|start)/.test(reason)) return "";
+	return " Install it with `go install github.com/resetpolicy/resetpolicy/cmd/resetpolicy@latest`, or set RESETPOLICY_BIN to the path of a built binary.";
+}
 
 export interface HostOptions {
 	/** Engine request timeout (ms); RESETPOLICY_TIMEOUT_MS or 10 s. */
@@ -96,6 +106,8 @@ export class ResetPolicyHost {
 	private init: InitializeResult | undefined;
 	private live = false;
 	private noticeShown = false;
+	/** Models already warned of reporting no context window. */
+	private windowWarned = new Set<string>();
 	private lastCtx: ExtensionContext | undefined;
 	private readonly logs: string[] = [];
 	private readonly registeredTools = new Set<string>();
@@ -229,7 +241,7 @@ export class ResetPolicyHost {
 		this.hostCheckpoint = undefined;
 		if (this.noticeShown) return;
 		this.noticeShown = true;
-		const text = `resetpolicy: the policy engine is not running (${reason}). No context resets happen until the next session start; Pi keeps working and the session history is untouched.`;
+		const text = `resetpolicy: the policy engine is not running (${reason}).${engineFix(reason)} No context resets happen until the next session start; Pi keeps working and the session history is untouched.`;
 		try {
 			this.lastCtx?.ui.notify(text, "error");
 		} catch {
@@ -295,11 +307,25 @@ export class ResetPolicyHost {
 			auto_reset: comp.enabled ?? true,
 			auto_compaction: comp.enabled ?? true,
 			tokens: Math.max(0, Math.round(usage?.tokens ?? 0)),
-			context_window: Math.round(usage?.contextWindow ?? model?.contextWindow ?? 200000),
+			context_window: this.contextWindow(usage?.contextWindow, model, ctx),
 			reserve: Math.round(reserve),
 			idle: ctx.isIdle(),
 			queued: ctx.hasPendingMessages(),
 		};
+	}
+
+	/**
+	 * The model's context window; a model that reports none (or 0) gets the
+	 * host contract's default, with one warning per model.
+	 */
+	private contextWindow(fromUsage: number | undefined, model: ExtensionContext["model"], ctx: ExtensionContext): number {
+		for (const w of [fromUsage, model?.contextWindow]) if (typeof w === "number" && w > 0) return Math.round(w);
+		const key = model !== undefined ? `${model.provider}/${model.id}` : "(no model)";
+		if (!this.windowWarned.has(key)) {
+			this.windowWarned.add(key);
+			ctx.ui.notify(`resetpolicy: model ${key} reports no context window; assuming ${DEFAULT_CONTEXT_WINDOW} tokens, the host contract's default.`, "warning");
+		}
+		return DEFAULT_CONTEXT_WINDOW;
 	}
 
 	private async decide(ctx: ExtensionContext, event: string, extra: Record<string, unknown>): Promise<Decision> {
@@ -639,6 +665,11 @@ export class ResetPolicyHost {
 			if (this.init.decisionLog !== undefined) lines.push(`decision log ${this.init.decisionLog}`);
 		}
 		lines.push(this.live ? `engine running; window ${this.windowId}` : `engine not running (${this.engine?.reason ?? "not started"})`);
+		if (!ctx.isProjectTrusted() && existsSync(join(ctx.cwd, ".pi", "resetpolicy.hcl"))) {
+			lines.push(
+				".pi/resetpolicy.hcl exists but was ignored: this project is not trusted. Trust it with /trust (or start pi with --approve), then start a new session.",
+			);
+		}
 		ctx.ui.notify(lines.join("\n"), "info");
 	}
 
