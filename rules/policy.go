@@ -24,6 +24,10 @@ type Policy struct {
 	Groups   []*Group
 	Rules    []*Rule // every rule, in file order
 
+	// Properties and Verify are what `verify` checks (property.go).
+	Properties []*Property
+	Verify     *VerifySettings
+
 	// Plans holds, per event of the host contract (in contract.Events
 	// order), the rules that may fire on it.
 	Plans []*Plan
@@ -141,6 +145,8 @@ var policySchema = &hcl.BodySchema{
 		{Type: "tool", LabelNames: []string{"name"}},
 		{Type: "command", LabelNames: []string{"name"}},
 		{Type: "group", LabelNames: []string{"name"}},
+		{Type: "property", LabelNames: []string{"sentence"}},
+		{Type: "verify"},
 	},
 }
 
@@ -167,7 +173,11 @@ func decodePolicy(body hcl.Body, filename string) (*Policy, hcl.Diagnostics) {
 	}
 	var policies []*hcl.Block
 	for _, b := range content.Blocks {
-		name, rng := b.Labels[0], b.LabelRanges[0]
+		var name string
+		var rng hcl.Range
+		if len(b.Labels) > 0 {
+			name, rng = b.Labels[0], b.LabelRanges[0]
+		}
 		switch b.Type {
 		case "policy":
 			policies = append(policies, b)
@@ -250,6 +260,8 @@ func decodePolicy(body hcl.Body, filename string) (*Policy, hcl.Diagnostics) {
 				p.Rules = append(p.Rules, r)
 			}
 			p.Groups = append(p.Groups, g)
+		case "property", "verify":
+			diags = append(diags, decodeVerifyBlock(p, b, dup)...)
 		}
 	}
 	if len(policies) == 0 && !diags.HasErrors() {

@@ -1,0 +1,216 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+)
+
+// Kind says what a finding is about.
+type Kind string
+
+const (
+	KindProperty  Kind = "property"
+	KindRuntime   Kind = "runtime_error"
+	KindDeadRule  Kind = "dead_rule"
+	KindUnreached Kind = "unreached_value"
+)
+
+// Result is what one exploration found.
+type Result struct {
+	Policy      string `json:"policy"`
+	States      int    `json:"states"`
+	Transitions int    `json:"transitions"`
+	// Bounded is set when --depth or the state bound cut the exploration.
+	Bounded  bool       `json:"bounded"`
+	Holds    []string   `json:"holds"`
+	Findings []Finding  `json:"findings"`
+	Expected []string   `json:"expected,omitempty"`
+	Sampling []Sampling `json:"sampling"`
+}
+
+// OK reports whether every property holds and no check failed.
+func (r *Result) OK() bool { return len(r.Findings) == 0 }
+
+// Finding is a property that fails or a built-in check that does, with
+// the shortest event sequence that shows it when there is one.
+type Finding struct {
+	Name    string `json:"name"`
+	Kind    Kind   `json:"kind"`
+	Message string `json:"message"`
+	// Trace is the counterexample: one event object per line of eval
+	// input, from the initial state.
+	Trace []TraceStep `json:"trace,omitempty"`
+	// LoopStart, for a loop, is the index in Trace where the cycle starts.
+	LoopStart int `json:"loop_start,omitempty"`
+}
+
+// TraceStep is one event of a counterexample with what it decided.
+type TraceStep struct {
+	Event   map[string]any   `json:"event"`
+	Rules   []string         `json:"rules"`
+	Effects []map[string]any `json:"effects"`
+	// HostFailed marks a reset the host could not carry out (it stayed
+	// in the same window).
+	HostFailed bool `json:"host_failed,omitempty"`
+}
+
+// Sampling says how a fact's values were chosen.
+type Sampling struct {
+	Fact   string `json:"fact"`
+	How    string `json:"how"`
+	Values []any  `json:"values,omitempty"`
+}
+
+// trace turns steps into trace events: clock moves fold into the next
+// event's now_ms (the event already carries it).
+func (m *model) trace(steps []*step) []TraceStep {
+	var out []TraceStep
+	for _, s := range steps {
+		if s.event == nil {
+			continue
+		}
+		ts := TraceStep{Event: s.event, Rules: s.rules, HostFailed: s.failed}
+		if ts.Rules == nil {
+			ts.Rules = []string{}
+		}
+		ts.Effects = []map[string]any{}
+		for _, e := range s.effects {
+			x := map[string]any{"effect": e.Name}
+			for _, a := range e.Args {
+				x[a.Name] = a.Value
+			}
+			ts.Effects = append(ts.Effects, x)
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+// EvalLines is the trace as `resetpolicy eval` reads it: one event per
+// line, "event" first, then the facts in contract order.
+func (f *Finding) EvalLines() string {
+	var b strings.Builder
+	for _, s := range f.Trace {
+		b.WriteString(eventJSON(s.Event))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func orderedFacts(ev map[string]any) []string {
+	name, _ := ev["event"].(string)
+	def, ok := contract.LookupEvent(name)
+	var keys []string
+	if ok {
+		for _, f := range def.AllFacts() {
+			if _, has := ev[f.Name]; has {
+				keys = append(keys, f.Name)
+			}
+		}
+	}
+	return keys
+}
+
+func eventJSON(ev map[string]any) string {
+	var b bytes.Buffer
+	b.WriteString(`{"event":`)
+	name, _ := json.Marshal(ev["event"])
+	b.Write(name)
+	for _, k := range orderedFacts(ev) {
+		v, _ := json.Marshal(ev[k])
+		fmt.Fprintf(&b, ",%q:%s", k, v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func hclValue(x any) string {
+	switch v := x.(type) {
+	case string:
+		return strconv.Quote(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprint(x)
+}
+
+// RunBlock is the trace as a run for a *.test.hcl file: it replays the
+// events, expects no effect of the failing property on the last one, and
+// states the property in a comment.
+func (f *Finding) RunBlock(p string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", strings.ReplaceAll(f.Message, "\n", " "))
+	fmt.Fprintf(&b, "run %s {\n", strconv.Quote("verify: "+f.Name))
+	for i, s := range f.Trace {
+		if f.LoopStart > 0 && i == f.LoopStart {
+			b.WriteString("  # the cycle starts here\n")
+		}
+		fmt.Fprintf(&b, "  event %s {\n", strconv.Quote(s.Event["event"].(string)))
+		for _, k := range orderedFacts(s.Event) {
+			fmt.Fprintf(&b, "    %s = %s\n", k, hclValue(s.Event[k]))
+		}
+		if i == len(f.Trace)-1 && f.Kind == KindProperty {
+			// The decision the property forbids, pinned as it is today:
+			// flip this expectation when the policy is fixed.
+			fmt.Fprintf(&b, "    expect {\n      rules = [%s]\n    }\n", quoteList(s.Rules))
+		}
+		b.WriteString("  }\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// WriteText prints a result for people.
+func (r *Result) WriteText(w io.Writer) {
+	for _, h := range r.Holds {
+		fmt.Fprintf(w, "ok    %s: %s\n", r.Policy, h)
+	}
+	for _, e := range r.Expected {
+		fmt.Fprintf(w, "ok    %s: %s (expected)\n", r.Policy, e)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "FAIL  %s: %s\n      %s\n", r.Policy, f.Name, f.Message)
+		if len(f.Trace) > 0 {
+			fmt.Fprintf(w, "      counterexample (%d events; eval input):\n", len(f.Trace))
+			for _, line := range strings.Split(strings.TrimRight(f.EvalLines(), "\n"), "\n") {
+				fmt.Fprintf(w, "        %s\n", line)
+			}
+			fmt.Fprintf(w, "      as a test run:\n")
+			for _, line := range strings.Split(strings.TrimRight(f.RunBlock(r.Policy), "\n"), "\n") {
+				fmt.Fprintf(w, "        %s\n", line)
+			}
+		}
+	}
+	sort.SliceStable(r.Sampling, func(i, j int) bool { return r.Sampling[i].Fact < r.Sampling[j].Fact })
+	fmt.Fprintf(w, "sampled facts of %s:\n", r.Policy)
+	for _, s := range r.Sampling {
+		vals := ""
+		if len(s.Values) > 0 {
+			b, _ := json.Marshal(s.Values)
+			vals = " " + string(b)
+		}
+		fmt.Fprintf(w, "  %-16s %s%s\n", s.Fact, s.How, vals)
+	}
+	bound := ""
+	if r.Bounded {
+		bound = " (bounded: the exploration stopped at --depth or the state limit)"
+	}
+	fmt.Fprintf(w, "%s: %d states, %d transitions, %d properties hold, %d findings%s\n", r.Policy, r.States, r.Transitions, len(r.Holds), len(r.Findings), bound)
+}
