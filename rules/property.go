@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 	"github.com/zclconf/go-cty/cty"
@@ -61,13 +62,18 @@ type Property struct {
 	Count       int
 	Per         string
 	CycleEndsOn []string
-	// InputEvents end a NoLoop cycle: events that bring new input. A
-	// request whose user_input is true always does.
+	// CycleEndsWhen, per event of CycleEndsOn, narrows when that event
+	// ends a cycle (none: always).
+	CycleEndsWhen map[string]*lang.Program
+	// InputEvents end a NoLoop cycle: events that bring new input (or
+	// progress), each when its InputWhen condition holds (none: always).
+	// A request whose user_input is true always does.
 	InputEvents []string
+	InputWhen   map[string]*lang.Program
 	DeclRange   hcl.Range
 
-	whenExpr   hcl.Expression
-	alwaysExpr hcl.Expression
+	whenExpr, alwaysExpr hcl.Expression
+	cycleWhen, inputWhen map[string]hcl.Expression
 }
 
 // VerifySettings is the policy's `verify` block: finite domains for facts
@@ -114,7 +120,7 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	allowed := map[string][]string{
 		"always":     {"always"},
 		"never":      {"never", "with", "on", "when"},
-		"at_most":    {"at_most", "of", "with", "per", "cycle_ends_on"},
+		"at_most":    {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
 		"no_loop_of": {"no_loop_of", "with", "new_input_on"},
 	}[kinds[0]]
 	for name, a := range content.Attributes {
@@ -165,8 +171,12 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 				diags = append(diags, errorAt(ptr(a.Expr.Range()), "Unknown per", "per is \"window\" or \"cycle\""))
 			}
 		}
+		if a, ok := attr("on"); ok {
+			p.On, _, d = stringOrList(a.Expr, "an event name")
+			diags = append(diags, d...)
+		}
 		if a, ok := attr("cycle_ends_on"); ok {
-			p.CycleEndsOn, _, d = stringOrList(a.Expr, "an event name")
+			p.CycleEndsOn, p.cycleWhen, d = eventsWhen(a.Expr, "cycle_ends_on")
 			diags = append(diags, d...)
 		}
 		if p.Per == "cycle" && len(p.CycleEndsOn) == 0 {
@@ -177,7 +187,7 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 		p.Effect, d = literalString(content.Attributes["no_loop_of"].Expr, "no_loop_of")
 		diags = append(diags, d...)
 		if a, ok := attr("new_input_on"); ok {
-			p.InputEvents, _, d = stringOrList(a.Expr, "an event name")
+			p.InputEvents, p.inputWhen, d = eventsWhen(a.Expr, "new_input_on")
 			diags = append(diags, d...)
 		}
 	}
@@ -292,6 +302,8 @@ func (c *compileCtx) compileProperties() {
 				pr.Always = prog
 			}
 		}
+		pr.CycleEndsWhen = c.eventConditions(pr.cycleWhen)
+		pr.InputWhen = c.eventConditions(pr.inputWhen)
 		if pr.whenExpr != nil {
 			pr.When = map[string]*lang.Program{}
 			if len(pr.On) == 0 {
@@ -343,4 +355,44 @@ func decodeVerifyBlock(p *Policy, b *hcl.Block, dup func(kind, name string, rng 
 		p.Properties = append(p.Properties, x)
 	}
 	return d
+}
+
+// eventsWhen reads ["EVENT", …] or { EVENT = "condition" … }: events, each
+// counting only when its condition holds.
+func eventsWhen(expr hcl.Expression, what string) ([]string, map[string]hcl.Expression, hcl.Diagnostics) {
+	if _, isObj := expr.(*hclsyntax.ObjectConsExpr); !isObj {
+		names, _, d := stringOrList(expr, "an event name")
+		return names, nil, d
+	}
+	es, diags := objectEntries(expr, what)
+	var names []string
+	conds := map[string]hcl.Expression{}
+	for _, e := range es {
+		names = append(names, e.Key)
+		conds[e.Key] = e.Value
+	}
+	return names, conds, diags
+}
+
+// eventConditions compiles each event's condition against that event.
+func (c *compileCtx) eventConditions(conds map[string]hcl.Expression) map[string]*lang.Program {
+	if conds == nil {
+		return nil
+	}
+	out := map[string]*lang.Program{}
+	for n, e := range conds {
+		plan := c.p.PlanFor(n)
+		if plan == nil {
+			continue // reported as an unknown event
+		}
+		env := &lang.Env{EventName: n, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+		if prog := c.expr(e, env, "a condition"); prog != nil {
+			if prog.Type != lang.Bool {
+				c.add(errorAt(ptr(e.Range()), "Wrong condition type", "the condition must be a bool expression, not %s", prog.Type))
+				continue
+			}
+			out[n] = prog
+		}
+	}
+	return out
 }

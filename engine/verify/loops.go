@@ -46,7 +46,7 @@ func (m *model) checkLoops() {
 func (m *model) inputFree(pi int, pr *rules.Property, from int) []int {
 	var out []int
 	for to, e := range m.edges[from] {
-		if !isInput(pr, e.st.event) {
+		if e.free[pi] {
 			out = append(out, to)
 		}
 	}

@@ -31,7 +31,13 @@ type step struct {
 	event  map[string]any // nil: the clock moved to now
 	now    int64
 	failed bool // the host could not carry out the reset it was asked for
-	rules  []string
+	// delta is how far a clock move went; newWindow marks a step after
+	// which the host is in a new window; idBase is the newest id the
+	// state held. With them a trace is rebuilt consistently (concrete).
+	delta     int64
+	newWindow bool
+	idBase    float64
+	rules     []string
 	// effects of the decision, for the report
 	effects []engine.Effect
 }
@@ -202,6 +208,16 @@ func (m *model) key(n *node) string {
 	return b.String()
 }
 
+func (m *model) maxID(n *node) float64 {
+	hi := 0.0
+	for i, k := range m.shape.kinds {
+		if k == kindID {
+			hi = max(hi, n.vals[i].Num)
+		}
+	}
+	return hi
+}
+
 // ids returns the id values the state holds, with one before the oldest
 // and one after the newest: a stale answer and a future one.
 func (m *model) ids(n *node) []any {
@@ -280,7 +296,7 @@ func (m *model) events(n *node) []instance {
 		for {
 			facts := map[string]any{"event": name}
 			for i, f := range read {
-				if v := axes[i][idx[i]]; v != nil {
+				if v := axes[i][idx[i]]; v != nil && !isDefault(def, f, v) {
 					facts[f] = v
 				}
 			}
@@ -290,7 +306,9 @@ func (m *model) events(n *node) []instance {
 			if n.now != 0 {
 				facts[factNow] = n.now
 			}
-			if in, err := instanceOf(def, facts); err == nil {
+			if !consistent(facts) {
+				// not an event a host sends
+			} else if in, err := instanceOf(def, facts); err == nil {
 				out = append(out, in)
 			}
 			i := len(idx) - 1
@@ -335,4 +353,22 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 		in.frame = append(in.frame, v)
 	}
 	return in, nil
+}
+
+// isDefault: facts at their contract default are left out of an event, as
+// a host may leave them out.
+func isDefault(def *contract.Event, name string, v any) bool {
+	for _, f := range def.AllFacts() {
+		if f.Name != name {
+			continue
+		}
+		switch d := f.Default.(type) {
+		case int64:
+			x, ok := toFloat(v)
+			return ok && x == float64(d)
+		default:
+			return v == f.Default
+		}
+	}
+	return false
 }

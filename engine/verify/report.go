@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 )
 
@@ -59,6 +60,8 @@ type TraceStep struct {
 	// HostFailed marks a reset the host could not carry out (it stayed
 	// in the same window).
 	HostFailed bool `json:"host_failed,omitempty"`
+	// Error is the engine's error when the event fails at run time.
+	Error string `json:"error,omitempty"`
 }
 
 // Sampling says how a fact's values were chosen.
@@ -68,25 +71,60 @@ type Sampling struct {
 	Values []any  `json:"values,omitempty"`
 }
 
-// trace turns steps into trace events: clock moves fold into the next
-// event's now_ms (the event already carries it).
+// trace replays steps through a fresh session of the real engine and
+// records what it decided. The steps of a loop come from states that are
+// equal only in the abstract (another window, a later clock), so the
+// window, the clock and ids are rebuilt along the way: the trace is one
+// consistent session, exactly what `eval` would decide.
 func (m *model) trace(steps []*step) []TraceStep {
 	var out []TraceStep
+	sess := m.eng.NewSession()
+	window, now := 1, int64(0)
 	for _, s := range steps {
 		if s.event == nil {
+			now += s.delta
 			continue
 		}
-		ts := TraceStep{Event: s.event, Rules: s.rules, HostFailed: s.failed}
-		if ts.Rules == nil {
-			ts.Rules = []string{}
+		facts := make(map[string]any, len(s.event))
+		for k, v := range s.event {
+			facts[k] = v
 		}
-		ts.Effects = []map[string]any{}
-		for _, e := range s.effects {
-			x := map[string]any{"effect": e.Name}
-			for _, a := range e.Args {
-				x[a.Name] = a.Value
+		delete(facts, factWindow)
+		delete(facts, factNow)
+		if window != 1 {
+			facts[factWindow] = "w" + strconv.Itoa(window)
+		}
+		if now != 0 {
+			facts[factNow] = now
+		}
+		base := 0.0
+		for i, k := range m.shape.kinds {
+			if k == kindID {
+				base = max(base, sess.Values(nil)[i].Num)
 			}
-			ts.Effects = append(ts.Effects, x)
+		}
+		for f := range m.dom.idFacts {
+			if v, ok := facts[f].(float64); ok {
+				facts[f] = base + (v - s.idBase)
+			}
+		}
+		ts := TraceStep{Event: facts, Rules: []string{}, Effects: []map[string]any{}, HostFailed: s.failed}
+		if ev, err := engine.NewEvent(facts); err == nil {
+			if d, err := sess.Decide(ev); err == nil {
+				ts.Rules = append(ts.Rules, d.Rules...)
+				for _, e := range d.Effects {
+					x := map[string]any{"effect": e.Name}
+					for _, a := range e.Args {
+						x[a.Name] = a.Value
+					}
+					ts.Effects = append(ts.Effects, x)
+				}
+			} else {
+				ts.Error = err.Error()
+			}
+		}
+		if s.newWindow {
+			window++
 		}
 		out = append(out, ts)
 	}

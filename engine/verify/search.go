@@ -51,6 +51,7 @@ type model struct {
 type edge struct {
 	st        *step
 	continues []bool // per property
+	free      []bool // per property: an event without new input leads here
 }
 
 // Check explores every state policy p can reach and checks its properties
@@ -129,16 +130,16 @@ func (m *model) add(n *node) (int, bool) {
 
 func (m *model) expand(i int, n *node) {
 	for _, t := range m.deadlines(n) {
-		next := &node{vals: n.vals, window: n.window, now: t, counts: n.counts, parent: i, via: &step{now: t}, depth: n.depth + 1}
+		next := &node{vals: n.vals, window: n.window, now: t, counts: n.counts, parent: i, via: &step{now: t, delta: t - n.now}, depth: n.depth + 1}
 		m.transitions++
 		j, _ := m.add(next)
-		m.edge(i, j, next.via, nil)
+		m.edge(i, j, next.via, n, nil)
 	}
 	for _, in := range m.events(n) {
 		m.sess.SetValues(n.vals)
 		d, err := m.sess.Decide(in.ev)
 		m.transitions++
-		st := &step{event: in.facts, now: n.now}
+		st := &step{event: in.facts, now: n.now, idBase: m.maxID(n)}
 		if err != nil {
 			m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
 			continue
@@ -174,6 +175,7 @@ func (m *model) expand(i int, n *node) {
 			next := &node{vals: post, window: n.window, now: n.now, parent: i, via: &s, depth: n.depth + 1}
 			if (resets && !failed) || newSession {
 				next.window = n.window + 1
+				s.newWindow = true
 			}
 			m.checkNever(i, n, in, &s)
 			next.counts = m.count(i, n, in, &s, next.window != n.window)
@@ -182,7 +184,7 @@ func (m *model) expand(i int, n *node) {
 			if changed || next.window != n.window || !slices.Equal(next.counts, n.counts) {
 				j, _ = m.add(next)
 			}
-			m.edge(i, j, &s, in.facts)
+			m.edge(i, j, &s, n, &in)
 		}
 	}
 }
@@ -236,6 +238,9 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 		if pr.Kind != rules.AtMost {
 			continue
 		}
+		if len(pr.On) > 0 && !slices.Contains(pr.On, in.ev.Name()) {
+			goto reset
+		}
 		for _, e := range st.effects {
 			if matches(pr, e) && !(st.failed && (e.Name == "commit_reset" || e.Name == "provide_reset")) {
 				out[pi]++
@@ -245,11 +250,30 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 			m.report(pr.Name, KindProperty, fmt.Sprintf("%d × %s in one %s", out[pi], pr.Effect, pr.Per), i, st)
 			out[pi] = pr.Count // keep exploring from a bounded counter
 		}
-		if (pr.Per == "window" && newWindow) || (pr.Per == "cycle" && slices.Contains(pr.CycleEndsOn, in.ev.Name())) {
+	reset:
+		if (pr.Per == "window" && newWindow) || (pr.Per == "cycle" && m.endsCycle(pr, n, in)) {
 			out[pi] = 0
 		}
 	}
 	return out
+}
+
+func (m *model) endsCycle(pr *rules.Property, n *node, in instance) bool {
+	return eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
+}
+
+// eventHolds: the event is one of names and its condition, if any, holds
+// on the state before it.
+func eventHolds(names []string, conds map[string]*lang.Program, n *node, in instance) bool {
+	if !slices.Contains(names, in.ev.Name()) {
+		return false
+	}
+	w := conds[in.ev.Name()]
+	if w == nil {
+		return true
+	}
+	f := lang.Frame{Event: in.frame, State: n.vals}
+	return w.B(&f) && f.Err == nil
 }
 
 func (m *model) checkAlways(i int, next *node, in instance, st *step) {
@@ -273,31 +297,33 @@ func (m *model) checkAlways(i int, next *node, in instance, st *step) {
 }
 
 // isInput: an event that brings new input ends a no_loop cycle.
-func isInput(pr *rules.Property, facts map[string]any) bool {
-	if facts == nil {
-		return false
+func isInput(pr *rules.Property, n *node, in *instance) bool {
+	if in == nil {
+		return false // the clock moved
 	}
-	name, _ := facts["event"].(string)
-	if ui, _ := facts["user_input"].(bool); ui && name == "request" {
+	if ui, _ := in.facts["user_input"].(bool); ui && in.ev.Name() == "request" {
 		return true
 	}
-	return slices.Contains(pr.InputEvents, name)
+	return eventHolds(pr.InputEvents, pr.InputWhen, n, *in)
 }
 
-func (m *model) edge(i, j int, st *step, facts map[string]any) {
-	var cont []bool
+// edge records a transition between abstract states for the no_loop
+// properties: per property, whether some event without new input leads
+// from i to j, and whether one of those emits the effect.
+func (m *model) edge(i, j int, st *step, n *node, in *instance) {
+	var cont, free []bool
 	any := false
 	for _, pr := range m.props {
-		c := false
-		if pr.Kind == rules.NoLoop && !isInput(pr, facts) {
-			any = true
+		c, f := false, false
+		if pr.Kind == rules.NoLoop && !isInput(pr, n, in) {
+			any, f = true, true
 			for _, e := range st.effects {
 				if matches(pr, e) {
 					c = true
 				}
 			}
 		}
-		cont = append(cont, c)
+		cont, free = append(cont, c), append(free, f)
 	}
 	if !any {
 		return
@@ -306,17 +332,18 @@ func (m *model) edge(i, j int, st *step, facts map[string]any) {
 		m.edges[i] = map[int]edge{}
 	}
 	prev, ok := m.edges[i][j]
-	if ok {
-		for k := range cont {
-			prev.continues[k] = prev.continues[k] || cont[k]
-		}
-		if slices.Contains(cont, true) && !slices.Contains(m.edges[i][j].continues, true) {
-			prev.st = st
-		}
-		m.edges[i][j] = prev
+	if !ok {
+		m.edges[i][j] = edge{st: st, continues: cont, free: free}
 		return
 	}
-	m.edges[i][j] = edge{st: st, continues: cont}
+	for k := range cont {
+		if cont[k] && !prev.continues[k] {
+			prev.st = st
+		}
+		prev.continues[k] = prev.continues[k] || cont[k]
+		prev.free[k] = prev.free[k] || free[k]
+	}
+	m.edges[i][j] = prev
 }
 
 // path is the steps from the initial state to node i.
