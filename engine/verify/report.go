@@ -50,6 +50,9 @@ type Finding struct {
 	Trace []TraceStep `json:"trace,omitempty"`
 	// LoopStart, for a loop, is the index in Trace where the cycle starts.
 	LoopStart int `json:"loop_start,omitempty"`
+	// Assert is the test-file condition the property requires of the
+	// counterexample's last decision, when it has one.
+	Assert string `json:"assert,omitempty"`
 }
 
 // TraceStep is one event of a counterexample with what it decided.
@@ -182,26 +185,24 @@ func hclValue(x any) string {
 }
 
 // RunBlock is the trace as a run for a *.test.hcl file: it replays the
-// events, expects no effect of the failing property on the last one, and
-// states the property in a comment.
-func (f *Finding) RunBlock(p string) string {
+// events and asserts what the property requires of the last decision, so
+// the run fails until the policy is fixed and then guards the fix.
+func (f *Finding) RunBlock(policy string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n", strings.ReplaceAll(f.Message, "\n", " "))
+	fmt.Fprintf(&b, "# verify %s: %s\n", policy, strings.ReplaceAll(f.Message, "\n", " "))
 	fmt.Fprintf(&b, "run %s {\n", strconv.Quote("verify: "+f.Name))
 	for i, s := range f.Trace {
 		if f.LoopStart > 0 && i == f.LoopStart {
-			b.WriteString("  # the cycle starts here\n")
+			b.WriteString("  # the cycle starts here and comes back to its start\n")
 		}
 		fmt.Fprintf(&b, "  event %s {\n", strconv.Quote(s.Event["event"].(string)))
 		for _, k := range orderedFacts(s.Event) {
 			fmt.Fprintf(&b, "    %s = %s\n", k, hclValue(s.Event[k]))
 		}
-		if i == len(f.Trace)-1 && f.Kind == KindProperty {
-			// The decision the property forbids, pinned as it is today:
-			// flip this expectation when the policy is fixed.
-			fmt.Fprintf(&b, "    expect {\n      rules = [%s]\n    }\n", quoteList(s.Rules))
-		}
 		b.WriteString("  }\n")
+	}
+	if f.Assert != "" {
+		fmt.Fprintf(&b, "  assert {\n    condition     = %s\n    error_message = %s\n  }\n", strconv.Quote(f.Assert), strconv.Quote(f.Name))
 	}
 	b.WriteString("}\n")
 	return b.String()

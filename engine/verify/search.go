@@ -189,6 +189,21 @@ func (m *model) expand(i int, n *node) {
 	}
 }
 
+// noneAssert is a test-file condition: the last decision has no effect
+// the property is about.
+func noneAssert(pr *rules.Property) string {
+	cond := ".effect == '" + pr.Effect + "'"
+	for _, k := range sortedKeys(pr.With) {
+		switch v := pr.With[k].(type) {
+		case string:
+			cond += " && ." + k + " == '" + v + "'"
+		default:
+			cond += fmt.Sprintf(" && .%s == %v", k, v)
+		}
+	}
+	return "none(last.effects, " + cond + ")"
+}
+
 // matches reports whether an effect is the one a property is about.
 func matches(pr *rules.Property, e engine.Effect) bool {
 	if e.Name != pr.Effect {
@@ -224,6 +239,7 @@ func (m *model) checkNever(i int, n *node, in instance, st *step) {
 		for _, e := range st.effects {
 			if matches(pr, e) {
 				m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), e.Name), i, st)
+				m.found[pr.Name].Assert = noneAssert(pr)
 				break
 			}
 		}
@@ -248,6 +264,7 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 		}
 		if out[pi] > pr.Count {
 			m.report(pr.Name, KindProperty, fmt.Sprintf("%d × %s in one %s", out[pi], pr.Effect, pr.Per), i, st)
+			m.found[pr.Name].Assert = noneAssert(pr)
 			out[pi] = pr.Count // keep exploring from a bounded counter
 		}
 	reset:
