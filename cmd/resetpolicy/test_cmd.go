@@ -23,9 +23,11 @@ func newTestCmd() *cobra.Command {
 		verbose  bool
 		coverage bool
 		junit    string
+		// withVerify: one CI line checks the runs and the properties.
+		withVerify bool
 	)
 	cmd := &cobra.Command{
-		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE]",
+		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE] [--verify]",
 		Short: "Run policy test files (*.test.hcl)",
 		Long: `test runs policy test files: every *.test.hcl file under the given paths
 (directories are searched recursively, skipping those whose name starts with
@@ -58,6 +60,10 @@ invalid, 2 for a usage error.`,
 			if err != nil {
 				return err
 			}
+			verifyFailed := 0
+			if withVerify {
+				verifyFailed = verifyTestPolicies(cmd.OutOrStdout(), cmd.ErrOrStderr(), inputs)
+			}
 			rep := runTests(inputs, filter, cmd.ErrOrStderr())
 			if err := rep.WriteText(cmd.OutOrStdout(), testrun.TextOptions{Verbose: verbose, Coverage: coverage}); err != nil {
 				return failure("%v", err)
@@ -67,7 +73,7 @@ invalid, 2 for a usage error.`,
 					return failure("--junit: %v", err)
 				}
 			}
-			if rep.Failed() > 0 {
+			if rep.Failed() > 0 || verifyFailed > 0 {
 				return silent
 			}
 			return nil
@@ -77,6 +83,7 @@ invalid, 2 for a usage error.`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the runs that passed")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "report per policy the share of rules fired and every rule no run fired")
 	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
+	cmd.Flags().BoolVar(&withVerify, "verify", false, "also verify each tested policy's properties (as resetpolicy verify), before the runs")
 	return cmd
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
@@ -115,6 +116,40 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 		}
 		r.WriteText(out)
 		fmt.Fprintf(out, "%s: verified in %.2fs\n", t, elapsed.Seconds())
+	}
+	return bad
+}
+
+// verifyTestPolicies verifies, once each, the policies the test files name
+// (with the files' own param overrides) and prints the results; it returns
+// how many failed. Test files that do not parse are left to the runner.
+func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
+	seen := map[string]bool{}
+	bad := 0
+	for _, in := range inputs {
+		if in.err != nil {
+			continue
+		}
+		f, diags := testfile.Parse(in.src, in.name)
+		if diags.HasErrors() {
+			continue
+		}
+		key := f.PolicyFile() + "|" + f.Policy + "|" + f.OverridesKey(nil)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		p, d := loadTestPolicy(f, f.Overrides(nil))
+		if d.HasErrors() || p == nil {
+			continue // the runner reports it
+		}
+		start := time.Now()
+		r := verify.Check(p, verify.Options{})
+		r.WriteText(out)
+		fmt.Fprintf(out, "%s (for %s): verified in %.2fs\n", p.Name, in.name, time.Since(start).Seconds())
+		if !r.OK() {
+			bad++
+		}
 	}
 	return bad
 }
