@@ -396,3 +396,13 @@ func (c *compileCtx) eventConditions(conds map[string]hcl.Expression) map[string
 	}
 	return out
 }
+
+// Entry is one `slot = value(s)` of a rule's from or to, for tools that
+// read the machine as written (the state graph).
+type Entry = entry
+
+// Values are the enum values the entry lists.
+func (e entry) Values() []string {
+	vals, _, _ := stringOrList(e.Value, "a state value")
+	return vals
+}

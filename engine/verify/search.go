@@ -18,6 +18,10 @@ type Options struct {
 	Depth int
 	// MaxStates bounds the abstract states explored; 0: DefaultMaxStates.
 	MaxStates int
+	// Observe, when set, sees every transition explored: the slots before
+	// and after (by slot index; enum slots hold their value's index), the
+	// event's name and the rules that fired. The state graph uses it.
+	Observe func(from, to []lang.Value, event string, rules []string)
 }
 
 // DefaultMaxStates bounds an exploration whose depth is not bounded.
@@ -45,6 +49,7 @@ type model struct {
 	order       []string
 	transitions int
 	buf         []lang.Value
+	opts        Options
 	bounded     bool
 }
 
@@ -62,6 +67,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	}
 	m := &model{p: p, eng: engine.New(p), evCache: map[string][]instance{}, props: p.Properties,
 		index: map[string]int{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
+	m.opts = opts
 	m.sess = m.eng.NewSession()
 	initial := m.sess.Values(nil)
 	m.dom, _ = deriveDomains(p, initial)
@@ -153,6 +159,9 @@ func (m *model) expand(i int, n *node) {
 		post, changed := n.vals, !slices.Equal(m.buf, n.vals)
 		if changed {
 			post = slices.Clone(m.buf)
+		}
+		if m.opts.Observe != nil {
+			m.opts.Observe(n.vals, post, in.ev.Name(), st.rules)
 		}
 		resets := false
 		for _, e := range d.Effects {
