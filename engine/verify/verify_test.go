@@ -2,6 +2,8 @@ package verify_test
 
 import (
 	"bufio"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -135,5 +137,34 @@ func TestWeakenedGuardFails(t *testing.T) {
 	}
 	if !strings.Contains(f.RunBlock(p.Name), `event "before_settle" {`) {
 		t.Errorf("the run block does not replay the events:\n%s", f.RunBlock(p.Name))
+	}
+}
+
+// TestLanguageReferenceExampleVerifies keeps the property example of
+// rules/README.md true: it loads and verifies.
+func TestLanguageReferenceExampleVerifies(t *testing.T) {
+	b, err := os.ReadFile("../../rules/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```hcl\n(.*?)```").FindAllStringSubmatch(string(b), -1)
+	var src string
+	for _, m := range blocks {
+		if strings.Contains(m[1], "property \"") {
+			src = m[1]
+		}
+	}
+	if src == "" {
+		t.Fatal("rules/README.md has no property example")
+	}
+	p, diags := rules.Load(rules.Source{Name: "rules/README.md", Bytes: []byte(src)})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	if !r.OK() || len(r.Holds) != len(p.Properties) {
+		var buf strings.Builder
+		r.WriteText(&buf)
+		t.Errorf("the example does not verify:\n%s", buf.String())
 	}
 }
