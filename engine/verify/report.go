@@ -21,6 +21,9 @@ const (
 	KindRuntime   Kind = "runtime_error"
 	KindDeadRule  Kind = "dead_rule"
 	KindUnreached Kind = "unreached_value"
+	// KindOrder is a warning: two rules of a group both match and move a
+	// slot to different values, and only file order picks one.
+	KindOrder Kind = "file_order"
 )
 
 // Result is what one exploration found.
@@ -29,10 +32,12 @@ type Result struct {
 	States      int    `json:"states"`
 	Transitions int    `json:"transitions"`
 	// Bounded is set when --depth or the state bound cut the exploration.
-	Bounded  bool       `json:"bounded"`
-	Holds    []string   `json:"holds"`
-	Findings []Finding  `json:"findings"`
-	Expected []string   `json:"expected,omitempty"`
+	Bounded  bool      `json:"bounded"`
+	Holds    []string  `json:"holds"`
+	Findings []Finding `json:"findings"`
+	Expected []string  `json:"expected,omitempty"`
+	// Warnings do not fail verification.
+	Warnings []Finding  `json:"warnings,omitempty"`
 	Sampling []Sampling `json:"sampling"`
 }
 
@@ -237,6 +242,12 @@ func (r *Result) WriteText(w io.Writer) {
 			}
 		}
 	}
+	for _, f := range r.Warnings {
+		fmt.Fprintf(w, "warn  %s: %s\n", r.Policy, f.Message)
+		if len(f.Trace) > 0 {
+			fmt.Fprintf(w, "      for example after: %s\n", strings.ReplaceAll(strings.TrimSpace(f.EvalLines()), "\n", " "))
+		}
+	}
 	sort.SliceStable(r.Sampling, func(i, j int) bool { return r.Sampling[i].Fact < r.Sampling[j].Fact })
 	fmt.Fprintf(w, "sampled facts of %s:\n", r.Policy)
 	for _, s := range r.Sampling {
@@ -251,5 +262,5 @@ func (r *Result) WriteText(w io.Writer) {
 	if r.Bounded {
 		bound = " (bounded: the exploration stopped at --depth or the state limit)"
 	}
-	fmt.Fprintf(w, "%s: %d states, %d transitions, %d properties hold, %d findings%s\n", r.Policy, r.States, r.Transitions, len(r.Holds), len(r.Findings), bound)
+	fmt.Fprintf(w, "%s: %d states, %d transitions, %d properties hold, %d findings, %d warnings%s\n", r.Policy, r.States, r.Transitions, len(r.Holds), len(r.Findings), len(r.Warnings), bound)
 }

@@ -49,6 +49,8 @@ type model struct {
 	order       []string
 	transitions int
 	buf         []lang.Value
+	orderSeen   map[string]bool
+	warnings    []Finding
 	opts        Options
 	bounded     bool
 }
@@ -66,7 +68,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 		opts.MaxStates = DefaultMaxStates
 	}
 	m := &model{p: p, eng: engine.New(p), evCache: map[string][]instance{}, props: p.Properties,
-		index: map[string]int{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
+		index: map[string]int{}, orderSeen: map[string]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
 	m.opts = opts
 	m.sess = m.eng.NewSession()
 	initial := m.sess.Values(nil)
@@ -155,6 +157,7 @@ func (m *model) expand(i int, n *node) {
 		for _, r := range d.Rules {
 			m.fired[r] = true
 		}
+		m.checkOrder(i, n, in, st.rules, st)
 		m.buf = m.sess.Values(m.buf[:0])
 		post, changed := n.vals, !slices.Equal(m.buf, n.vals)
 		if changed {
@@ -396,7 +399,7 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 }
 
 func (m *model) result() *Result {
-	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded}
+	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Warnings: m.warnings}
 	for _, pr := range m.props {
 		if f, ok := m.found[pr.Name]; ok {
 			r.Findings = append(r.Findings, *f)
@@ -505,22 +508,11 @@ func (m *model) whyDead(rule *rules.Rule) string {
 
 // whenHolds evaluates the rule's from and guard on the event in node n.
 func (m *model) whenHolds(rule *rules.Rule, n *node, in instance) bool {
-	plan := m.p.PlanFor(in.ev.Name())
-	for _, pg := range plan.Groups {
+	for _, pg := range m.p.PlanFor(in.ev.Name()).Groups {
 		for _, cr := range pg.Rules {
-			if cr.Rule != rule {
-				continue
+			if cr.Rule == rule {
+				return m.matchesAt(cr, n, in)
 			}
-			for _, fm := range cr.From {
-				if fm.Mask&(1<<uint(n.vals[fm.Slot.Index].Num)) == 0 {
-					return false
-				}
-			}
-			if cr.When == nil {
-				return true
-			}
-			f := lang.Frame{Event: in.frame, State: n.vals}
-			return cr.When.B(&f) && f.Err == nil
 		}
 	}
 	return false
