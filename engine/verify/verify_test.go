@@ -179,3 +179,63 @@ func TestLanguageReferenceExampleVerifies(t *testing.T) {
 		t.Errorf("the example does not verify:\n%s", buf.String())
 	}
 }
+
+// TestBuiltinChecks: a shadowed rule is named with the rule that wins, an
+// unreachable value is found, and the verify block can expect both.
+func TestBuiltinChecks(t *testing.T) {
+	const base = `policy "p" {}
+slot "phase" {
+  values = ["idle", "busy", "never"]
+}
+group "g" {
+  rule "start" {
+    on   = "tool"
+    to   = { phase = "busy" }
+  }
+  rule "start_named" {
+    on   = "tool"
+    when = "event.name == 'x'"
+    to   = { phase = "idle" }
+  }
+  rule "divide" {
+    on   = "turn_end"
+    from = { phase = "busy" }
+    when = "10 % event.tool_results == 0"
+    to   = { phase = "idle" }
+  }
+}
+`
+	load := func(src string) *verify.Result {
+		p, diags := rules.Load(rules.Source{Name: "p.hcl", Bytes: []byte(src)})
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return verify.Check(p, verify.Options{})
+	}
+	r := load(base)
+	want := map[string]string{
+		"dead rule start_named": "an earlier rule of group g fires first (start)",
+		"unreached phase.never": `phase = "never"`,
+		"runtime error":         "fails at run time",
+	}
+	for _, f := range r.Findings {
+		if w, ok := want[f.Name]; ok && strings.Contains(f.Message, w) {
+			delete(want, f.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing findings %v in %+v", want, r.Findings)
+	}
+	r = load(base + `verify {
+  unfired   = ["start_named", "divide"]
+  unreached = ["phase.never"]
+}`)
+	for _, f := range r.Findings {
+		if f.Kind != verify.KindRuntime {
+			t.Errorf("expected finding still fails: %+v", f)
+		}
+	}
+	if len(r.Expected) != 3 {
+		t.Errorf("expected: %v", r.Expected)
+	}
+}
