@@ -239,3 +239,60 @@ group "g" {
 		t.Errorf("expected: %v", r.Expected)
 	}
 }
+
+// TestLoopFound: a failed summary that continues the run, whose next turn
+// starts another summary, loops without new input; the lasso replays as
+// one consistent session that comes back to where its cycle started.
+func TestLoopFound(t *testing.T) {
+	const src = `policy "loop" {}
+slot "phase" {
+  values = ["idle", "summarizing"]
+}
+group "g" {
+  rule "turn_starts_summary" {
+    on   = "turn_end"
+    from = { phase = "idle" }
+    to   = { phase = "summarizing" }
+    effect "checkpoint" {
+      continue = true
+    }
+  }
+  rule "failed_summary_continues" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "!event.ok"
+    to   = { phase = "idle" }
+    effect "continue" {}
+  }
+  rule "saved_summary_rests" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "event.ok"
+    to   = { phase = "idle" }
+  }
+}
+property "no continuation loop without a new request" {
+  no_loop_of   = "continue"
+  new_input_on = ["tool"]
+}
+`
+	p, diags := rules.Load(rules.Source{Name: "loop.hcl", Bytes: []byte(src)})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	if len(r.Findings) != 1 {
+		t.Fatalf("findings: %+v", r.Findings)
+	}
+	f := r.Findings[0]
+	var names []string
+	for _, s := range f.Trace {
+		names = append(names, s.Event["event"].(string))
+	}
+	if got := strings.Join(names, " "); got != "turn_end summary_done" && got != "turn_end summary_done turn_end" {
+		t.Errorf("lasso: %s (loop starts at %d)", got, f.LoopStart)
+	}
+	if !strings.Contains(f.RunBlock(p.Name), "the cycle starts here") && f.LoopStart > 0 {
+		t.Errorf("run block does not mark the cycle:\n%s", f.RunBlock(p.Name))
+	}
+}
