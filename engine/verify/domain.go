@@ -37,6 +37,11 @@ type domains struct {
 	how      map[string]string
 	// read lists, per event, the facts some expression on that event reads.
 	read map[string][]string
+	// ruleFacts are the facts each rule reads; propFacts, per event, those
+	// the properties read on it. A state reads only the facts of the rules
+	// its enum values let fire, so the events from it vary only those.
+	ruleFacts map[*rules.CompiledRule]map[string]bool
+	propFacts map[string]map[string]bool
 	// idFacts are int facts compared for equality with state (attempt):
 	// their values come from what the state holds.
 	idFacts map[string]bool
@@ -186,32 +191,51 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			a.derived[d.Name] = a.info(d.Prog.Source)
 		}
 	}
-	dm := &domains{values: map[string][]any{}, perEvent: map[string][]any{}, how: map[string]string{}, read: map[string][]string{}, idFacts: map[string]bool{}}
+	dm := &domains{values: map[string][]any{}, perEvent: map[string][]any{}, how: map[string]string{}, read: map[string][]string{}, idFacts: map[string]bool{},
+		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
 	var all []*exprInfo
+	var always []string
+	for _, pr := range p.Properties {
+		if pr.Always != nil {
+			always = append(always, a.info(pr.Always.Source).facts...)
+		}
+	}
 	for _, plan := range p.Plans {
 		read := map[string]bool{}
 		for _, pg := range plan.Groups {
 			for _, cr := range pg.Rules {
+				rf := map[string]bool{}
 				for _, src := range ruleSources(cr) {
 					x := a.info(src)
 					all = append(all, x)
 					for _, f := range x.facts {
-						read[f] = true
+						read[f], rf[f] = true, true
 					}
 				}
+				dm.ruleFacts[cr] = rf
 			}
+		}
+		pf := map[string]bool{}
+		for _, f := range always {
+			pf[f] = true
 		}
 		for _, pr := range p.Properties {
-			for name, w := range pr.When {
-				if name == "" || name == plan.Event.Name {
-					x := a.info(w.Source)
-					all = append(all, x)
-					for _, f := range x.facts {
-						read[f] = true
+			for _, conds := range []map[string]*lang.Program{pr.When, pr.CycleEndsWhen, pr.InputWhen} {
+				for name, w := range conds {
+					if name == "" || name == plan.Event.Name {
+						x := a.info(w.Source)
+						all = append(all, x)
+						for _, f := range x.facts {
+							pf[f] = true
+						}
 					}
 				}
 			}
 		}
+		for f := range pf {
+			read[f] = true
+		}
+		dm.propFacts[plan.Event.Name] = pf
 		for _, f := range plan.Facts {
 			if read[f.Name] {
 				dm.read[plan.Event.Name] = append(dm.read[plan.Event.Name], f.Name)

@@ -265,14 +265,21 @@ func (m *model) deadlines(n *node) []int64 {
 // policy handles, the product of the domains of the facts it reads.
 func (m *model) events(n *node) []instance {
 	ids := m.ids(n)
-	ctx := fmt.Sprint(n.window, n.now, ids)
+	var enums strings.Builder
+	for i, s := range m.p.Slots {
+		if s.IsEnum() {
+			enums.WriteString(lang.FormatNum(n.vals[i].Num))
+			enums.WriteByte(',')
+		}
+	}
+	ctx := fmt.Sprint(n.window, n.now, ids, enums.String())
 	if evs, ok := m.evCache[ctx]; ok {
 		return evs
 	}
 	var out []instance
 	for _, name := range m.eventNames {
 		def, _ := contract.LookupEvent(name)
-		read := m.dom.read[name]
+		read := m.readFor(name, n)
 		var axes [][]any
 		for _, f := range read {
 			switch {
@@ -330,6 +337,38 @@ func (m *model) events(n *node) []instance {
 	return out
 }
 
+// readFor lists, in contract order, the facts an event reads in node n:
+// those of the rules whose from clauses n's enum values satisfy, and those
+// the properties read on it. Other facts cannot change what happens, so
+// they keep their defaults.
+func (m *model) readFor(event string, n *node) []string {
+	plan := m.p.PlanFor(event)
+	need := map[string]bool{}
+	for f := range m.dom.propFacts[event] {
+		need[f] = true
+	}
+	for _, pg := range plan.Groups {
+	rule:
+		for _, cr := range pg.Rules {
+			for _, fm := range cr.From {
+				if fm.Mask&(1<<uint(n.vals[fm.Slot.Index].Num)) == 0 {
+					continue rule
+				}
+			}
+			for f := range m.dom.ruleFacts[cr] {
+				need[f] = true
+			}
+		}
+	}
+	var out []string
+	for _, f := range m.dom.read[event] {
+		if need[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // instance is one event as the engine takes it, as the report prints it,
 // and as the property conditions see it.
 type instance struct {
@@ -355,20 +394,32 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 	return in, nil
 }
 
+// defaults holds each event's facts' contract defaults.
+var defaults = func() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, e := range contract.Events {
+		m := map[string]any{}
+		for _, f := range e.AllFacts() {
+			if d, ok := f.Default.(int64); ok {
+				m[f.Name] = float64(d)
+			} else {
+				m[f.Name] = f.Default
+			}
+		}
+		out[e.Name] = m
+	}
+	return out
+}()
+
 // isDefault: facts at their contract default are left out of an event, as
 // a host may leave them out.
 func isDefault(def *contract.Event, name string, v any) bool {
-	for _, f := range def.AllFacts() {
-		if f.Name != name {
-			continue
-		}
-		switch d := f.Default.(type) {
-		case int64:
-			x, ok := toFloat(v)
-			return ok && x == float64(d)
-		default:
-			return v == f.Default
-		}
+	d, ok := defaults[def.Name][name]
+	if !ok {
+		return false
 	}
-	return false
+	if x, isNum := toFloat(v); isNum {
+		return d == x
+	}
+	return v == d
 }

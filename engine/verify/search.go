@@ -152,8 +152,9 @@ func (m *model) expand(i int, n *node) {
 			m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
 			continue
 		}
-		st.rules = slices.Clone(d.Rules)
-		st.effects = d.Clone().Effects
+		// The decision's slices are the session's buffers: read them only
+		// until the next Decide (a trace replays the events instead).
+		st.rules, st.effects = d.Rules, d.Effects
 		for _, r := range d.Rules {
 			m.fired[r] = true
 		}
@@ -197,6 +198,7 @@ func (m *model) expand(i int, n *node) {
 				j, _ = m.add(next)
 			}
 			m.edge(i, j, &s, n, &in)
+			s.rules, s.effects = nil, nil
 		}
 	}
 }
