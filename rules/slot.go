@@ -11,16 +11,17 @@ import (
 
 // Slot is one typed piece of session state.
 type Slot struct {
+	// Time marks a slot declared `type = time`: an int of host clock
+	// milliseconds (a deadline).
+	Time bool
+
 	Name        string
 	Description string
 	Type        lang.Type // String for enums
 	Enum        []string  // set for enum slots
 	Initial     lang.Value
 	Index       int
-	// Time marks a slot declared `type = time`: an int of host clock
-	// milliseconds (a deadline).
-	Time      bool
-	DeclRange hcl.Range
+	DeclRange   hcl.Range
 }
 
 // IsEnum reports whether the slot is an enum (a phase).
@@ -82,7 +83,8 @@ func decodeSlot(b *hcl.Block, index int) (*Slot, hcl.Diagnostics) {
 			diags = append(diags, errorAt(ptr(ta.Expr.Range()), "Unknown slot type", "a slot type is string, number, int, bool or time, or an enum given by values = [...]"))
 			return s, diags
 		}
-		s.Type, s.Time = t, k == "time"
+		s.Type = t
+		s.Time = k == "time"
 	default:
 		diags = append(diags, errorAt(ptr(b.DefRange), "Missing slot type", "slot %q needs type = string|number|int|bool|time, or values = [...] for an enum", s.Name))
 		return s, diags
