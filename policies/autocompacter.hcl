@@ -844,10 +844,10 @@ group "session" {
 
 verify {
   # The command's arguments are free text the guards split with field():
-  # these are the forms the rules tell apart, and one of each kind of
-  # mistake. The context window moves the force limit's 80% cap.
+  # these are the forms the rules tell apart, a rejected value and an
+  # unknown form. The context window moves the force limit's 80% cap.
   domain = {
-    "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 1", "set notice x", "reset", "help"]
+    "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 1", "set 100000 150000 200000", "setup", "reset", "help"]
     context_window = [200000, 400000]
   }
 }
