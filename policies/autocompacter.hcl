@@ -1084,3 +1084,81 @@ group "session" {
     }
   }
 }
+
+# ============================================================ properties
+# The seed's safety sentences, proved by `resetpolicy verify` over every
+# state the policy can reach (and checked by `resetpolicy test --verify`).
+
+verify {
+  # The command's arguments are free text the guards split with field():
+  # these are the forms the rules tell apart, a rejected value and an
+  # unknown form. The context window moves the force limit's 80% cap.
+  domain = {
+    "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 1", "set 100000 150000 200000", "setup", "reset", "help"]
+    context_window = [200000, 400000]
+  }
+}
+
+# "The extension waits 10 seconds after a checkpoint. This cooldown
+# prevents repeated requests without new work."
+property "no checkpoint inside the cooldown" {
+  never = "checkpoint"
+  on    = "turn_end"
+  when  = "event.now_ms < state.cooldown_until"
+}
+
+# "Each level is shown at most once per cycle"; a cycle ends with a saved
+# checkpoint, a host compaction or a model change.
+property "the notice at most once per cycle" {
+  at_most = 1
+  of      = "inject"
+  with    = { message = "notice" }
+  per     = "cycle"
+  cycle_ends_on = {
+    summary_done = "event.ok && event.attempt == state.checkpoint_id && state.phase == 'summarizing'"
+    compact_done = "true"
+    model_select = "true"
+  }
+}
+
+property "the warning at most once per cycle" {
+  at_most = 1
+  of      = "inject"
+  with    = { message = "warning" }
+  per     = "cycle"
+  cycle_ends_on = {
+    summary_done = "event.ok && event.attempt == state.checkpoint_id && state.phase == 'summarizing'"
+    compact_done = "true"
+    model_select = "true"
+  }
+}
+
+# "Three failures pause automatic attempts."
+property "automatic attempts pause after three failures" {
+  never = "checkpoint"
+  on    = "turn_end"
+  when  = "state.request == 'none' && state.failures >= 3"
+}
+
+# "The active force limit is min(saved, 270000, 80% of the context
+# window)", and the levels keep their order notice < warning < force.
+property "the active force limit is min(saved, 270000, 80% of the window), with notice < warning < force" {
+  always = "active_force == int(min(saved_force, 270000, 0.8 * event.context_window)) && active_notice < active_warning && active_warning < active_force"
+}
+
+# "Failed summaries continue pending work"; with automatic attempts paused
+# after three failures, no cycle keeps continuing the run without a new
+# request, a saved checkpoint or another action of the user (a session
+# change, a model switch, the switch).
+property "no continuation loop without a new request or a saved checkpoint" {
+  no_loop_of = "continue"
+  new_input_on = {
+    tool          = "true"
+    command       = "true"
+    summary_done  = "event.ok"
+    session_start = "true"
+    session_tree  = "true"
+    model_select  = "true"
+    toggle        = "true"
+  }
+}

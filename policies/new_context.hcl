@@ -342,3 +342,28 @@ group "warning" {
     }
   }
 }
+
+# ============================================================ properties
+# The seed's safety sentences, proved by `resetpolicy verify` over every
+# state the policy can reach (and checked by `resetpolicy test --verify`).
+
+# "Explicit requests compact at agent_settled with identified attempts":
+# a new attempt starts only when none is in flight.
+property "at most one attempt in flight" {
+  never = "compact"
+  when  = "state.attempt != 'none'"
+}
+
+# "A stale attempt callback never continues the run."
+property "a stale attempt never continues" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "event.attempt != state.attempt_id"
+}
+
+# "An attempt error clears the request and warns, without retry": no cycle
+# of events keeps starting compactions unless the agent asks again.
+property "no retry loop after an attempt error" {
+  no_loop_of   = "compact"
+  new_input_on = ["tool"]
+}

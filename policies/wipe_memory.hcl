@@ -969,3 +969,63 @@ group "tree" {
     effect "suppress_summary" {}
   }
 }
+
+# ============================================================ properties
+# The seed's safety sentences, proved by `resetpolicy verify` over every
+# state the policy can reach (and checked by `resetpolicy test --verify`).
+
+# "An aborted or failed turn ... never commits" a close-out.
+property "an aborted or failed turn never commits a reset" {
+  never = "commit_reset"
+  on    = "turn_end"
+  when  = "event.outcome != 'completed' || event.synthetic_abort"
+}
+
+# "A user abort clears everything": an aborted run commits nothing at settle.
+property "an aborted run never commits a reset when it settles" {
+  never = "commit_reset"
+  on    = "before_settle"
+  when  = "event.outcome == 'aborted'"
+}
+
+# One retain-none boundary per window: the host opens a new window after each.
+property "at most one reset per window" {
+  at_most = 1
+  of      = "commit_reset"
+  per     = "window"
+}
+
+# "/wipe-memory ... the committed reset stops the run".
+property "a manual stop never continues" {
+  never = "commit_reset"
+  with  = { continue = true }
+  when  = "state.request == 'stop-pending'"
+}
+
+# "stop-pending ... cannot reset again": once the window has moved on, a
+# pending stop only stops.
+property "stop-pending never wipes twice" {
+  never = "commit_reset"
+  when  = "state.request == 'stop-pending' && event.window_id != state.request_window"
+}
+
+# "Overflow recovery gets one attempt per chain"; a chain ends with a turn
+# that does not overflow, a user abort or command, when the run settles, or
+# when the session changes.
+property "overflow recovery at most once per chain" {
+  at_most = 1
+  of      = "commit_reset"
+  with    = { continue = true }
+  on      = "before_settle"
+  per     = "cycle"
+  cycle_ends_on = {
+    turn_end         = "event.error != 'overflow'"
+    before_settle    = "event.outcome == 'aborted'"
+    command          = "true"
+    settled          = "true"
+    session_start    = "true"
+    session_tree     = "true"
+    session_shutdown = "true"
+    toggle           = "!event.on"
+  }
+}

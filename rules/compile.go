@@ -156,6 +156,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 		}
 		p.Plans = append(p.Plans, plan)
 	}
+	c.compileProperties()
 	return c.diags
 }
 

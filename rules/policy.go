@@ -27,6 +27,10 @@ type Policy struct {
 	Groups   []*Group
 	Rules    []*Rule // every rule, in file order
 
+	// Properties and Verify are what `verify` checks (property.go).
+	Properties []*Property
+	Verify     *VerifySettings
+
 	// Plans holds, per event of the host contract (in contract.Events
 	// order), the rules that may fire on it.
 	Plans []*Plan
@@ -144,6 +148,8 @@ var policySchema = &hcl.BodySchema{
 		{Type: "tool", LabelNames: []string{"name"}},
 		{Type: "command", LabelNames: []string{"name"}},
 		{Type: "group", LabelNames: []string{"name"}},
+		{Type: "property", LabelNames: []string{"sentence"}},
+		{Type: "verify"},
 	},
 }
 
@@ -203,7 +209,11 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 	dup := func(kind, name string, rng hcl.Range) bool { return seen.dup(&diags, kind, name, rng) }
 	var policies []*hcl.Block
 	for _, b := range blocks {
-		name, rng := b.Labels[0], b.LabelRanges[0]
+		var name string
+		var rng hcl.Range
+		if len(b.Labels) > 0 {
+			name, rng = b.Labels[0], b.LabelRanges[0]
+		}
 		switch b.Type {
 		case "policy":
 			policies = append(policies, b)
@@ -303,6 +313,8 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 				continue
 			}
 			p.Groups = append(p.Groups, g)
+		case "property", "verify":
+			diags = append(diags, decodeVerifyBlock(p, b, dup)...)
 		}
 	}
 	return diags

@@ -11,6 +11,10 @@ import (
 
 // Slot is one typed piece of session state.
 type Slot struct {
+	// Time marks a slot declared `type = time`: an int of host clock
+	// milliseconds (a deadline).
+	Time bool
+
 	Name        string
 	Description string
 	Type        lang.Type // String for enums
@@ -86,6 +90,7 @@ func decodeSlot(b *hcl.Block, index int) (*Slot, hcl.Diagnostics) {
 			return s, diags
 		}
 		s.Type = t
+		s.Time = k == "time"
 	default:
 		diags = append(diags, errorAt(ptr(b.DefRange), "Missing slot type", "slot %q needs type = string|number|int|bool|time, or values = [...] for an enum", s.Name))
 		return s, diags

@@ -24,9 +24,11 @@ func newTestCmd() *cobra.Command {
 		coverage bool
 		junit    string
 		asJSON   bool
+		// withVerify: one CI line checks the runs and the properties.
+		withVerify bool
 	)
 	cmd := &cobra.Command{
-		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE]",
+		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE] [--verify]",
 		Short: "Run policy test files (*.test.hcl)",
 		Long: `test runs policy test files: every *.test.hcl file under the given paths
 (directories are searched recursively, skipping those whose name starts with
@@ -62,6 +64,10 @@ invalid, 2 for a usage error.`,
 			if len(inputs) == 0 {
 				return failure("no test files (*%s) under %s", testfile.Suffix, strings.Join(args, ", "))
 			}
+			verifyFailed := 0
+			if withVerify {
+				verifyFailed = verifyTestPolicies(cmd.OutOrStdout(), cmd.ErrOrStderr(), inputs)
+			}
 			rep := runTests(inputs, filter, cmd.ErrOrStderr())
 			if len(rep.Results) == 0 {
 				return failure("no tests to run: -run %q matches no run", runExpr)
@@ -80,7 +86,7 @@ invalid, 2 for a usage error.`,
 					return failure("--junit: %v", err)
 				}
 			}
-			if rep.Failed() > 0 {
+			if rep.Failed() > 0 || verifyFailed > 0 {
 				return silent
 			}
 			return nil
@@ -91,6 +97,7 @@ invalid, 2 for a usage error.`,
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "report per policy the share of rules fired and every rule no run fired")
 	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results (and with --coverage the coverage) as one JSON object instead of text")
+	cmd.Flags().BoolVar(&withVerify, "verify", false, "also verify each tested policy's properties (as resetpolicy verify), before the runs")
 	return cmd
 }
 

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestVerifyExitCodes(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "verify", "new_context")
+	if code != 0 {
+		t.Fatalf("verify new_context: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"ok    new_context: at most one attempt in flight", "states", "transitions", "verified in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code = runCLI(t, "", "verify", "testdata/verify/aborted_commit.hcl")
+	if code != 1 {
+		t.Fatalf("broken policy: exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"FAIL  aborted_commit: an aborted turn never commits a reset",
+		`{"event":"tool","name":"reset"}`,
+		`{"event":"turn_end","outcome":"aborted"}`,
+		`run "verify: an aborted turn never commits a reset" {`,
+		`condition     = "none(last.effects, .effect == 'commit_reset')"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, code := runCLI(t, "", "verify", "--depth", "-1", "new_context"); code != 2 {
+		t.Errorf("--depth -1: exit %d, want 2", code)
+	}
+	if _, _, code := runCLI(t, "", "verify", "--nope"); code != 2 {
+		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+}
+
+func TestVerifyJSON(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "--json", "testdata/verify/aborted_commit.hcl")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	var r struct {
+		Policy      string `json:"policy"`
+		States      int    `json:"states"`
+		Transitions int    `json:"transitions"`
+		Findings    []struct {
+			Name  string `json:"name"`
+			Kind  string `json:"kind"`
+			Trace []struct {
+				Event   map[string]any `json:"event"`
+				Effects []map[string]any
+			} `json:"trace"`
+		} `json:"findings"`
+		EvalInputs map[string]string `json:"eval_inputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r.Policy != "aborted_commit" || r.States == 0 || r.Transitions == 0 || len(r.Findings) != 1 {
+		t.Fatalf("unexpected result: %s", out)
+	}
+	f := r.Findings[0]
+	if f.Kind != "property" || len(f.Trace) != 2 || f.Trace[1].Event["outcome"] != "aborted" {
+		t.Errorf("finding: %+v", f)
+	}
+	// The eval input, decided by eval, commits on the aborted turn.
+	evalOut, _, code := runCLI(t, r.EvalInputs[f.Name], "eval", "--policy", "testdata/verify/aborted_commit.hcl")
+	if code != 0 || !strings.Contains(strings.Split(strings.TrimSpace(evalOut), "\n")[1], `"commit_reset"`) {
+		t.Errorf("eval of the counterexample (exit %d):\n%s", code, evalOut)
+	}
+}
+
+func TestTestVerify(t *testing.T) {
+	out, _, code := runCLI(t, "", "test", "--verify", "testdata/project")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(out, "ok    wipe_memory: at most one reset per window") || !strings.HasSuffix(lines[len(lines)-1], "passed, 0 failed") {
+		t.Errorf("test --verify output:\n%s", out)
+	}
+}

@@ -1,0 +1,119 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-graphviz"
+)
+
+// DOT writes the diagrams as one Graphviz digraph (one cluster per
+// diagram when there are several). The text is deterministic, so a test
+// can compare it.
+func DOT(ds []*Diagram) []byte {
+	var b bytes.Buffer
+	b.WriteString("digraph policy {\n  rankdir=TB;\n  bgcolor=white;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\", fontsize=11];\n  edge [fontname=\"Helvetica\", fontsize=9];\n")
+	for i, d := range ds {
+		indent := "  "
+		prefix := ""
+		if len(ds) > 1 {
+			fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=%s;\n", i, quote(d.Title))
+			indent = "    "
+			prefix = fmt.Sprintf("d%d:", i)
+		} else {
+			fmt.Fprintf(&b, "  label=%s;\n  labelloc=t;\n", quote(d.Title))
+		}
+		for _, n := range d.Nodes {
+			label := n.Label
+			attrs := ""
+			if len(n.Notes) > 0 {
+				label += "\n" + strings.Join(n.Notes, "\n")
+				attrs = ", tooltip=" + quote(strings.Join(n.Notes, "\n"))
+			}
+			if n.Initial {
+				attrs += ", penwidth=2"
+			}
+			fmt.Fprintf(&b, "%s%s [label=%s%s];\n", indent, quote(prefix+n.ID), quote(label), attrs)
+		}
+		for _, e := range d.Edges {
+			fmt.Fprintf(&b, "%s%s -> %s [label=%s];\n", indent, quote(prefix+e.From), quote(prefix+e.To), quote(strings.Join(e.Labels, "\n")))
+		}
+		if len(ds) > 1 {
+			b.WriteString("  }\n")
+		}
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+func quote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\l`)
+	out := r.Replace(s)
+	if strings.Contains(s, "\n") {
+		out += `\l`
+	}
+	return `"` + out + `"`
+}
+
+// Mermaid writes the diagrams as Mermaid state diagrams, which render in
+// a README or an issue.
+func Mermaid(ds []*Diagram) []byte {
+	var b bytes.Buffer
+	for i, d := range ds {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "---\ntitle: %q\n---\nstateDiagram-v2\n", d.Title)
+		ids := map[string]string{}
+		for j, n := range d.Nodes {
+			id := fmt.Sprintf("s%d", j)
+			ids[n.ID] = id
+			fmt.Fprintf(&b, "  state %q as %s\n", n.Label, id)
+			if n.Initial {
+				fmt.Fprintf(&b, "  [*] --> %s\n", id)
+			}
+			for _, x := range n.Notes {
+				fmt.Fprintf(&b, "  note right of %s : %s\n", id, mermaidText(x))
+			}
+		}
+		for _, e := range d.Edges {
+			fmt.Fprintf(&b, "  %s --> %s : %s\n", ids[e.From], ids[e.To], mermaidText(strings.Join(e.Labels, "<br/>")))
+		}
+	}
+	return b.Bytes()
+}
+
+func mermaidText(s string) string {
+	return strings.NewReplacer(":", "#58;", ";", "#59;").Replace(s)
+}
+
+// Render draws DOT source as "svg" or "png" with Graphviz compiled to
+// WebAssembly, in process: nothing to install.
+func Render(ctx context.Context, dot []byte, format string) ([]byte, error) {
+	var f graphviz.Format
+	switch format {
+	case "svg":
+		f = graphviz.SVG
+	case "png":
+		f = graphviz.PNG
+	default:
+		return nil, fmt.Errorf("cannot render %q: svg or png", format)
+	}
+	g, err := graphviz.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	gr, err := graphviz.ParseBytes(dot)
+	if err != nil {
+		return nil, err
+	}
+	defer gr.Close()
+	var out bytes.Buffer
+	if err := g.Render(ctx, gr, f, &out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,516 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// The facts the host model decides rather than the domains.
+const (
+	factWindow = "window_id"
+	factNow    = "now_ms"
+)
+
+const declared = "declared by the policy's verify block"
+
+// maxProbe bounds the search for a numeric threshold: well above any
+// context window a model has.
+const maxProbe = 1 << 24
+
+// domains are the finite sets of values each fact takes, derived from the
+// policy's expressions, and how each was found (for the report).
+type domains struct {
+	// values per fact name (common and event facts share one namespace,
+	// overridden per event by "event.fact" keys in perEvent).
+	values   map[string][]any
+	perEvent map[string][]any // "command.args" -> values
+	how      map[string]string
+	// read lists, per event, the facts some expression on that event reads.
+	read map[string][]string
+	// ruleFacts are the facts each rule reads; propFacts, per event, those
+	// the properties read on it. A state reads only the facts of the rules
+	// its enum values let fire, so the events from it vary only those.
+	ruleFacts map[*rules.CompiledRule]map[string]bool
+	propFacts map[string]map[string]bool
+	// idFacts are int facts compared for equality with state (attempt):
+	// their values come from what the state holds.
+	idFacts map[string]bool
+}
+
+// exprInfo is what one expression source tells about facts.
+type exprInfo struct {
+	facts   []string // event.X read, including through derived values
+	compare []*ast.BinaryNode
+	strLits map[string][]string // fact -> string literals it is compared with
+	eqState map[string]bool     // facts compared with ==/!= against state
+}
+
+type analyzer struct {
+	p       *rules.Policy
+	derived map[string]*exprInfo
+	cache   map[string]*exprInfo
+}
+
+func parse(src string) (ast.Node, error) {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return tree.Node, nil
+}
+
+func (a *analyzer) info(src string) *exprInfo {
+	if x, ok := a.cache[src]; ok {
+		return x
+	}
+	x := &exprInfo{strLits: map[string][]string{}, eqState: map[string]bool{}}
+	a.cache[src] = x
+	node, err := parse(src)
+	if err != nil {
+		return x
+	}
+	seen := map[string]bool{}
+	addFact := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			x.facts = append(x.facts, f)
+		}
+	}
+	ast.Walk(&node, visitor(func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.MemberNode:
+			if f, ok := eventFact(n); ok {
+				addFact(f)
+			}
+		case *ast.IdentifierNode:
+			if d, ok := a.derived[n.Value]; ok {
+				for _, f := range d.facts {
+					addFact(f)
+				}
+			}
+		case *ast.BinaryNode:
+			switch n.Operator {
+			case "<", "<=", ">", ">=", "==", "!=":
+				x.compare = append(x.compare, n)
+			}
+			switch n.Operator {
+			case "==", "!=", "in":
+				for _, pair := range [][2]ast.Node{{n.Left, n.Right}, {n.Right, n.Left}} {
+					f, ok := eventFact(pair[0])
+					if !ok {
+						continue
+					}
+					switch o := pair[1].(type) {
+					case *ast.StringNode:
+						x.strLits[f] = append(x.strLits[f], o.Value)
+					case *ast.ArrayNode:
+						for _, e := range o.Nodes {
+							if s, ok := e.(*ast.StringNode); ok {
+								x.strLits[f] = append(x.strLits[f], s.Value)
+							}
+						}
+					default:
+						if n.Operator != "in" && mentionsState(pair[1]) {
+							x.eqState[f] = true
+						}
+					}
+				}
+			}
+		}
+	}))
+	return x
+}
+
+type visitor func(ast.Node)
+
+func (v visitor) Visit(n *ast.Node) { v(*n) }
+
+func eventFact(n ast.Node) (string, bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != "event" {
+		return "", false
+	}
+	s, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	return s.Value, true
+}
+
+func mentionsState(n ast.Node) bool {
+	found := false
+	ast.Walk(&n, visitor(func(n ast.Node) {
+		if m, ok := n.(*ast.MemberNode); ok {
+			if id, ok := m.Node.(*ast.IdentifierNode); ok && id.Value == "state" {
+				found = true
+			}
+		}
+	}))
+	return found
+}
+
+// ruleSources lists the expression sources a compiled rule evaluates.
+func ruleSources(cr *rules.CompiledRule) []string {
+	var out []string
+	if cr.When != nil {
+		out = append(out, cr.When.Source)
+	}
+	for _, s := range cr.Set {
+		out = append(out, s.Prog.Source)
+	}
+	for _, e := range cr.Effects {
+		for _, a := range e.Args {
+			if a.Prog.Const == nil {
+				out = append(out, a.Prog.Source)
+			}
+		}
+	}
+	return out
+}
+
+// deriveDomains walks every expression of the policy (re-parsed from its
+// source) and builds the fact domains.
+func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
+	a := &analyzer{p: p, derived: map[string]*exprInfo{}, cache: map[string]*exprInfo{}}
+	for _, d := range p.Derived {
+		if d.Prog != nil {
+			a.derived[d.Name] = a.info(d.Prog.Source)
+		}
+	}
+	dm := &domains{values: map[string][]any{}, perEvent: map[string][]any{}, how: map[string]string{}, read: map[string][]string{}, idFacts: map[string]bool{},
+		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
+	var all []*exprInfo
+	var always []string
+	for _, pr := range p.Properties {
+		if pr.Always != nil {
+			always = append(always, a.info(pr.Always.Source).facts...)
+		}
+	}
+	for _, plan := range p.Plans {
+		read := map[string]bool{}
+		for _, pg := range plan.Groups {
+			for _, cr := range pg.Rules {
+				rf := map[string]bool{}
+				for _, src := range ruleSources(cr) {
+					x := a.info(src)
+					all = append(all, x)
+					for _, f := range x.facts {
+						read[f], rf[f] = true, true
+					}
+				}
+				dm.ruleFacts[cr] = rf
+			}
+		}
+		pf := map[string]bool{}
+		for _, f := range always {
+			pf[f] = true
+		}
+		for _, pr := range p.Properties {
+			for _, conds := range []map[string]*lang.Program{pr.When, pr.CycleEndsWhen, pr.InputWhen} {
+				for name, w := range conds {
+					if name == "" || name == plan.Event.Name {
+						x := a.info(w.Source)
+						all = append(all, x)
+						for _, f := range x.facts {
+							pf[f] = true
+						}
+					}
+				}
+			}
+		}
+		for f := range pf {
+			read[f] = true
+		}
+		dm.propFacts[plan.Event.Name] = pf
+		for _, f := range plan.Facts {
+			if read[f.Name] {
+				dm.read[plan.Event.Name] = append(dm.read[plan.Event.Name], f.Name)
+			}
+		}
+	}
+	for _, pr := range p.Properties {
+		if pr.Always != nil {
+			all = append(all, a.info(pr.Always.Source))
+		}
+	}
+	for _, x := range a.derived {
+		all = append(all, x)
+	}
+	for _, x := range all {
+		for f := range x.eqState {
+			dm.idFacts[f] = true
+		}
+	}
+	ev := newEvaluator(p, initial)
+	// Common facts have one domain; an event's own facts one per event
+	// ("command.args"), since two events may give a name two types.
+	type target struct {
+		key string
+		f   contract.Fact
+	}
+	var targets []target
+	for _, f := range contract.CommonFacts {
+		targets = append(targets, target{f.Name, f})
+	}
+	for _, e := range contract.Events {
+		for _, f := range e.Facts {
+			targets = append(targets, target{e.Name + "." + f.Name, f})
+		}
+	}
+	for _, t := range targets {
+		name, f := t.f.Name, t.f
+		var vals []any
+		var how string
+		switch {
+		case name == factWindow:
+			how = "the window the host is in: after a committed reset, a new one"
+		case name == factNow:
+			how = "the host clock: it stays, or moves to 1 ms before and to each deadline a time slot holds"
+		case f.Type == contract.Bool:
+			vals, how = []any{false, true}, "both ways"
+		case len(f.Enum) > 0:
+			vals, how = toAny(f.Enum), "every value the contract allows"
+		case f.Type == contract.String:
+			lits := []string{fmt.Sprint(f.Default)}
+			for _, x := range all {
+				lits = append(lits, x.strLits[name]...)
+			}
+			vals, how = toAny(uniqSorted(lits)), "the default and the literals it is compared with"
+		case f.Type == contract.Int && dm.idFacts[name]:
+			how = "the ids the state holds, one before and one after them"
+		case f.Type == contract.Int:
+			found := map[float64]bool{float64(f.Default.(int64)): true}
+			for _, x := range all {
+				for _, c := range x.compare {
+					for _, v := range ev.thresholds(c, name, a) {
+						found[v] = true
+					}
+				}
+			}
+			vals = sortedNums(found)
+			how = "the default only: no guard compares it"
+			if len(found) > 1 {
+				how = "the default, and each side of every threshold it is compared with (params in force, other facts at their defaults)"
+			}
+		default:
+			vals, how = []any{nil}, "the default only (an object)"
+		}
+		if strings.Contains(t.key, ".") {
+			dm.perEvent[t.key] = vals
+		} else {
+			dm.values[t.key] = vals
+		}
+		dm.how[t.key] = how
+	}
+	if v := p.Verify; v != nil {
+		for k, vals := range v.Domains {
+			if strings.Contains(k, ".") {
+				dm.perEvent[k] = vals
+			} else {
+				dm.values[k] = vals
+			}
+			dm.how[k] = declared
+		}
+	}
+	return dm, nil
+}
+
+// domain returns the values fact takes on event.
+func (d *domains) domain(event, fact string) ([]any, bool) {
+	if v, ok := d.perEvent[event+"."+fact]; ok {
+		return v, true
+	}
+	v, ok := d.values[fact]
+	return v, ok
+}
+
+func factTypes() map[string]contract.Fact {
+	out := map[string]contract.Fact{}
+	for _, e := range contract.Events {
+		for _, f := range e.AllFacts() {
+			if prev, ok := out[f.Name]; ok && prev.Type != f.Type {
+				continue // the same name with two types: first wins (none today)
+			}
+			out[f.Name] = f
+		}
+	}
+	return out
+}
+
+func toAny[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+func uniqSorted(xs []string) []string {
+	sort.Strings(xs)
+	return slices.Compact(xs)
+}
+
+func sortedNums(m map[float64]bool) []any {
+	var out []float64
+	for v := range m {
+		if v >= 0 && v <= maxProbe {
+			out = append(out, v)
+		}
+	}
+	sort.Float64s(out)
+	return toAny(out)
+}
+
+// evaluator evaluates expression sources with expr-lang itself (not the
+// compiled closures), over a map environment: the facts at their defaults,
+// the initial state, the params in force, derived values computed in order.
+type evaluator struct {
+	p       *rules.Policy
+	initial []lang.Value
+}
+
+func newEvaluator(p *rules.Policy, initial []lang.Value) *evaluator {
+	return &evaluator{p: p, initial: initial}
+}
+
+func (e *evaluator) env(fact string, value float64) map[string]any {
+	facts := map[string]any{}
+	for name, f := range factTypes() {
+		switch d := f.Default.(type) {
+		case int64:
+			facts[name] = int(d)
+		default:
+			facts[name] = d
+		}
+	}
+	facts[fact] = int(value)
+	state := map[string]any{}
+	for i, s := range e.p.Slots {
+		v := e.initial[i]
+		switch {
+		case s.IsEnum():
+			state[s.Name] = s.Enum[int(v.Num)]
+		case s.Type == lang.Int:
+			state[s.Name] = int(v.Num)
+		default:
+			state[s.Name] = v.Interface(s.Type)
+		}
+	}
+	params := map[string]any{}
+	for _, x := range e.p.Params {
+		_, v := rules.ParamValue(x.Value)
+		t, _ := rules.ParamValue(x.Value)
+		params[x.Name] = v.Interface(t)
+	}
+	env := map[string]any{
+		"event": facts, "state": state, "param": params,
+		"field": func(s string, i int) string {
+			fs := strings.Fields(s)
+			if i < 0 || i >= len(fs) {
+				return ""
+			}
+			return fs[i]
+		},
+		"nfields": func(s string) int { return len(strings.Fields(s)) },
+	}
+	for _, d := range e.p.Derived {
+		if d.Prog == nil {
+			continue
+		}
+		v, err := expr.Eval(d.Prog.Source, env)
+		if err == nil {
+			env[d.Name] = v
+		}
+	}
+	return env
+}
+
+// thresholds finds where comparison c changes truth as fact moves, when
+// fact is the first numeric fact (in contract order) the comparison reads:
+// the values on each side of that point.
+func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer) []float64 {
+	src := c.String()
+	x := a.info(src)
+	var first string
+	for _, f := range contract.CommonFacts {
+		if f.Type == contract.Int && f.Name != factNow && slices.Contains(x.facts, f.Name) {
+			first = f.Name
+			break
+		}
+	}
+	if first == "" {
+		for _, f := range x.facts {
+			if t := factTypes()[f]; t.Type == contract.Int && f != factNow {
+				first = f
+				break
+			}
+		}
+	}
+	if first != fact {
+		return nil
+	}
+	at := func(v float64) (bool, bool) {
+		out, err := expr.Eval(src, e.env(fact, v))
+		b, ok := out.(bool)
+		return b, err == nil && ok
+	}
+	lo, okLo := at(0)
+	hi, okHi := at(maxProbe)
+	if !okLo || !okHi {
+		return nil
+	}
+	if lo == hi {
+		// An equality holds at one point only: find it on the other side.
+		if c.Operator == "==" || c.Operator == "!=" {
+			for _, side := range []ast.Node{c.Left, c.Right} {
+				if _, isFact := eventFact(side); isFact {
+					continue
+				}
+				out, err := expr.Eval(side.String(), e.env(fact, 0))
+				if err != nil {
+					continue
+				}
+				if v, ok := toFloat(out); ok {
+					return []float64{v - 1, v, v + 1}
+				}
+			}
+		}
+		return nil
+	}
+	l, h := 0.0, float64(maxProbe)
+	for h-l > 1 {
+		m := math.Floor((l + h) / 2)
+		if b, ok := at(m); ok && b == hi {
+			h = m
+		} else {
+			l = m
+		}
+	}
+	return []float64{l, h}
+}
+
+func toFloat(x any) (float64, bool) {
+	switch v := x.(type) {
+	case int:
+		return float64(v), true
+	case float64:
+		return v, true
+	case int64:
+		return float64(v), true
+	}
+	return 0, false
+}

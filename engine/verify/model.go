@@ -1,0 +1,425 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// node is one explored state: the policy's slots, what the host model
+// holds (its window and clock), and the counters of at_most properties.
+type node struct {
+	vals   []lang.Value
+	window int   // the host's window is "w<window>"
+	now    int64 // the host clock
+	counts []int // per property; used by at_most
+	parent int   // -1 for the initial node
+	via    *step // how the parent reached it
+	depth  int
+}
+
+// step is one transition: an event, or the clock moving.
+type step struct {
+	event  map[string]any // nil: the clock moved to now
+	now    int64
+	failed bool // the host could not carry out the reset it was asked for
+	// delta is how far a clock move went; newWindow marks a step after
+	// which the host is in a new window; idBase is the newest id the
+	// state held. With them a trace is rebuilt consistently (concrete).
+	delta     int64
+	newWindow bool
+	idBase    float64
+	rules     []string
+	// effects of the decision, for the report
+	effects []engine.Effect
+}
+
+// slotKind says how a slot enters the state key.
+type slotKind int
+
+const (
+	kindExact   slotKind = iota
+	kindWindow           // a string slot: window ids are renamed
+	kindCounter          // an int grown from state and compared by order: clamped
+	kindID               // an int grown from state and compared for equality: relative to the newest
+	kindTime             // a time slot: relative to the clock
+)
+
+type shape struct {
+	kinds []slotKind
+	caps  []float64 // per counter slot
+}
+
+var windowID = regexp.MustCompile(`^w[0-9]+$`)
+
+// slotShape classifies the slots by how their expressions use them.
+func slotShape(p *rules.Policy) shape {
+	sh := shape{kinds: make([]slotKind, len(p.Slots)), caps: make([]float64, len(p.Slots))}
+	grown := map[string]bool{}
+	for _, r := range p.Plans {
+		for _, pg := range r.Groups {
+			for _, cr := range pg.Rules {
+				for _, s := range cr.Set {
+					if strings.Contains(s.Prog.Source, "state.") {
+						grown[s.Slot.Name] = true
+					}
+				}
+			}
+		}
+	}
+	ordered := map[string]float64{}
+	var srcs []string
+	for _, plan := range p.Plans {
+		for _, pg := range plan.Groups {
+			for _, cr := range pg.Rules {
+				srcs = append(srcs, ruleSources(cr)...)
+			}
+		}
+	}
+	for _, d := range p.Derived {
+		if d.Prog != nil {
+			srcs = append(srcs, d.Prog.Source)
+		}
+	}
+	cmp := regexp.MustCompile(`state\.([a-z_0-9]+)\s*(?:\+\s*[0-9]+\s*)?(?:<=|>=|<|>)\s*([0-9]+|param\.[a-z_0-9]+)`)
+	for _, src := range srcs {
+		for _, m := range cmp.FindAllStringSubmatch(src, -1) {
+			v := 0.0
+			if strings.HasPrefix(m[2], "param.") {
+				if x, ok := p.Param(strings.TrimPrefix(m[2], "param.")); ok {
+					t, pv := rules.ParamValue(x.Value)
+					if t.Numeric() {
+						v = pv.Num
+					}
+				}
+			} else {
+				v, _ = strconv.ParseFloat(m[2], 64)
+			}
+			ordered[m[1]] = max(ordered[m[1]], v)
+		}
+	}
+	for i, s := range p.Slots {
+		switch {
+		case s.IsEnum():
+			sh.kinds[i] = kindExact
+		case s.Type == lang.String:
+			sh.kinds[i] = kindWindow
+		case isTimeSlot(p, s):
+			sh.kinds[i] = kindTime
+		case s.Type == lang.Int && grown[s.Name]:
+			if c, ok := ordered[s.Name]; ok {
+				sh.kinds[i], sh.caps[i] = kindCounter, c+2
+			} else {
+				sh.kinds[i] = kindID
+			}
+		}
+	}
+	return sh
+}
+
+// isTimeSlot: a slot declared `type = time` (held as an int) or assigned
+// from the clock.
+func isTimeSlot(p *rules.Policy, s *rules.Slot) bool {
+	if s.Type != lang.Int {
+		return false
+	}
+	if s.Time {
+		return true
+	}
+	for _, plan := range p.Plans {
+		for _, pg := range plan.Groups {
+			for _, cr := range pg.Rules {
+				for _, a := range cr.Set {
+					if a.Slot == s && strings.Contains(a.Prog.Source, "event.now_ms") {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// key is the abstract state: two nodes with equal keys have the same
+// future under the policy and the host model.
+func (m *model) key(n *node) string {
+	var b strings.Builder
+	win := "w" + strconv.Itoa(n.window)
+	old := map[string]int{}
+	maxID := 0.0
+	for i, k := range m.shape.kinds {
+		if k == kindID {
+			maxID = max(maxID, n.vals[i].Num)
+		}
+	}
+	for i, s := range m.p.Slots {
+		v := n.vals[i]
+		switch m.shape.kinds[i] {
+		case kindExact:
+			switch {
+			case s.IsEnum() || s.Type.Numeric():
+				b.WriteString(lang.FormatNum(v.Num))
+			case s.Type == lang.Bool:
+				b.WriteString(strconv.FormatBool(v.Bool))
+			default:
+				b.WriteString(strconv.Quote(v.Str))
+			}
+		case kindWindow:
+			switch {
+			case v.Str == win:
+				b.WriteString("W")
+			case windowID.MatchString(v.Str):
+				r, ok := old[v.Str]
+				if !ok {
+					r = len(old) + 1
+					old[v.Str] = r
+				}
+				b.WriteString("O" + strconv.Itoa(r))
+			default:
+				b.WriteString(strconv.Quote(v.Str))
+			}
+		case kindCounter:
+			b.WriteString(lang.FormatNum(math.Min(v.Num, m.shape.caps[i])))
+		case kindID:
+			if v.Num == 0 {
+				b.WriteString("0")
+			} else {
+				b.WriteString("i" + lang.FormatNum(math.Max(v.Num-maxID, -3)))
+			}
+		case kindTime:
+			// Every deadline already passed is the same; a future one
+			// counts from now.
+			b.WriteString("t" + lang.FormatNum(math.Max(v.Num-float64(n.now), 0)))
+		}
+		b.WriteByte('|')
+	}
+	for _, c := range n.counts {
+		b.WriteString(strconv.Itoa(c))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func (m *model) maxID(n *node) float64 {
+	hi := 0.0
+	for i, k := range m.shape.kinds {
+		if k == kindID {
+			hi = max(hi, n.vals[i].Num)
+		}
+	}
+	return hi
+}
+
+// ids returns the id values the state holds, with one before the oldest
+// and one after the newest: a stale answer and a future one.
+func (m *model) ids(n *node) []any {
+	set := map[float64]bool{}
+	hi := 0.0
+	for i, k := range m.shape.kinds {
+		if k == kindID && n.vals[i].Num > 0 {
+			set[n.vals[i].Num] = true
+			hi = max(hi, n.vals[i].Num)
+		}
+	}
+	set[hi+1] = true
+	if hi > 1 {
+		set[hi-1] = true
+	}
+	var out []float64
+	for v := range set {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return toAny(out)
+}
+
+// deadlines are the clock values the host may move to from n: one ms
+// before and at each future deadline a time slot holds.
+func (m *model) deadlines(n *node) []int64 {
+	var out []int64
+	for i, k := range m.shape.kinds {
+		if k != kindTime {
+			continue
+		}
+		t := int64(n.vals[i].Num)
+		if t > n.now {
+			if t-1 > n.now {
+				out = append(out, t-1)
+			}
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// events builds every event the host may send from n: per event kind the
+// policy handles, the product of the domains of the facts it reads.
+func (m *model) events(n *node) []instance {
+	ids := m.ids(n)
+	var enums strings.Builder
+	for i, s := range m.p.Slots {
+		if s.IsEnum() {
+			enums.WriteString(lang.FormatNum(n.vals[i].Num))
+			enums.WriteByte(',')
+		}
+	}
+	ctx := fmt.Sprint(n.window, n.now, ids, enums.String())
+	if evs, ok := m.evCache[ctx]; ok {
+		return evs
+	}
+	var out []instance
+	for _, name := range m.eventNames {
+		def, _ := contract.LookupEvent(name)
+		read := m.readFor(name, n)
+		var axes [][]any
+		for _, f := range read {
+			switch {
+			case f == factWindow || f == factNow:
+				axes = append(axes, []any{nil})
+			case m.dom.idFacts[f]:
+				if vals := m.dom.perEvent[name+"."+f]; len(vals) > 0 && m.dom.how[name+"."+f] == declared {
+					axes = append(axes, vals)
+				} else {
+					axes = append(axes, ids)
+				}
+			default:
+				vals, _ := m.dom.domain(name, f)
+				if len(vals) == 0 {
+					vals = []any{nil}
+				}
+				axes = append(axes, vals)
+			}
+		}
+		idx := make([]int, len(axes))
+		for {
+			facts := map[string]any{"event": name}
+			for i, f := range read {
+				if v := axes[i][idx[i]]; v != nil && !isDefault(def, f, v) {
+					facts[f] = v
+				}
+			}
+			if n.window != 1 {
+				facts[factWindow] = "w" + strconv.Itoa(n.window)
+			}
+			if n.now != 0 {
+				facts[factNow] = n.now
+			}
+			if !consistent(facts) {
+				// not an event a host sends
+			} else if in, err := instanceOf(def, facts); err == nil {
+				out = append(out, in)
+			}
+			i := len(idx) - 1
+			for ; i >= 0; i-- {
+				idx[i]++
+				if idx[i] < len(axes[i]) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	if len(m.evCache) < 1<<12 {
+		m.evCache[ctx] = out
+	}
+	return out
+}
+
+// readFor lists, in contract order, the facts an event reads in node n:
+// those of the rules whose from clauses n's enum values satisfy, and those
+// the properties read on it. Other facts cannot change what happens, so
+// they keep their defaults.
+func (m *model) readFor(event string, n *node) []string {
+	plan := m.p.PlanFor(event)
+	need := map[string]bool{}
+	for f := range m.dom.propFacts[event] {
+		need[f] = true
+	}
+	for _, pg := range plan.Groups {
+	rule:
+		for _, cr := range pg.Rules {
+			for _, fm := range cr.From {
+				if fm.Mask&(1<<uint(n.vals[fm.Slot.Index].Num)) == 0 {
+					continue rule
+				}
+			}
+			for f := range m.dom.ruleFacts[cr] {
+				need[f] = true
+			}
+		}
+	}
+	var out []string
+	for _, f := range m.dom.read[event] {
+		if need[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// instance is one event as the engine takes it, as the report prints it,
+// and as the property conditions see it.
+type instance struct {
+	ev    engine.Event
+	facts map[string]any
+	frame []lang.Value
+}
+
+func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
+	ev, err := engine.NewEvent(facts)
+	if err != nil {
+		return instance{}, err
+	}
+	in := instance{ev: ev, facts: facts}
+	for _, f := range def.AllFacts() {
+		x, _ := ev.Fact(f.Name)
+		v, _ := lang.FromInterface(rules.LangType(f.Type), x)
+		if len(f.Enum) > 0 {
+			v, _ = lang.EnumValue(f.Enum, v.Str)
+		}
+		in.frame = append(in.frame, v)
+	}
+	return in, nil
+}
+
+// defaults holds each event's facts' contract defaults.
+var defaults = func() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, e := range contract.Events {
+		m := map[string]any{}
+		for _, f := range e.AllFacts() {
+			if d, ok := f.Default.(int64); ok {
+				m[f.Name] = float64(d)
+			} else {
+				m[f.Name] = f.Default
+			}
+		}
+		out[e.Name] = m
+	}
+	return out
+}()
+
+// isDefault: facts at their contract default are left out of an event, as
+// a host may leave them out.
+func isDefault(def *contract.Event, name string, v any) bool {
+	d, ok := defaults[def.Name][name]
+	if !ok {
+		return false
+	}
+	if x, isNum := toFloat(v); isNum {
+		return d == x
+	}
+	return v == d
+}

@@ -1,0 +1,89 @@
+package rules_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+const propertyBase = `policy "p" {}
+slot "request" {
+  values = ["none", "pending"]
+}
+group "g" {
+  rule "r" {
+    on   = "tool"
+    to   = { request = "pending" }
+  }
+}
+`
+
+func TestPropertyBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, err string
+	}{
+		{"never", `property "s" {
+  never = "commit_reset"
+  with  = { continue = true }
+  on    = "turn_end"
+  when  = "event.outcome == 'aborted' && state.request == 'none'"
+}`, ""},
+		{"at most per cycle", `property "s" {
+  at_most       = 1
+  of            = "inject"
+  per           = "cycle"
+  cycle_ends_on = { summary_done = "event.ok", model_select = "true" }
+}`, ""},
+		{"always", `property "s" {
+  always = "state.request != 'gone'"
+}`, "not a value"},
+		{"two sentences", `property "s" {
+  always = "true"
+  never  = "stop"
+}`, "Ambiguous property"},
+		{"unknown effect", `property "s" {
+  never = "comit_reset"
+}`, `"comit_reset" is not an effect`},
+		{"unknown argument", `property "s" {
+  never = "commit_reset"
+  with  = { contine = true }
+}`, `has no argument "contine"`},
+		{"fact of another event", `property "s" {
+  never = "stop"
+  on    = "request"
+  when  = "event.outcome == 'aborted'"
+}`, "outcome"},
+		{"cycle without its end", `property "s" {
+  at_most = 1
+  of      = "stop"
+  per     = "cycle"
+}`, "Missing cycle_ends_on"},
+		{"wrong attribute for the sentence", `property "s" {
+  no_loop_of = "continue"
+  per        = "window"
+}`, "does not go with no_loop_of"},
+		{"unfired names no rule", `verify {
+  unfired = ["nope"]
+}`, `rule "nope"`},
+		{"domain", `verify {
+  domain = { "command.args" = ["", "reset"], tokens = [0, 1] }
+}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, diags := rules.Load(rules.Source{Name: "p.hcl", Bytes: []byte(propertyBase + tc.src)})
+			if tc.err == "" {
+				if diags.HasErrors() {
+					t.Fatal(diags.Error())
+				}
+				if len(p.Properties) == 0 && p.Verify == nil {
+					t.Fatal("nothing decoded")
+				}
+				return
+			}
+			if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.err) {
+				t.Errorf("want an error containing %q, got:\n%s", tc.err, diags.Error())
+			}
+		})
+	}
+}
