@@ -68,13 +68,16 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 			sc.Buffer(make([]byte, 64*1024), maxLine)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			defer w.Flush()
-			var buf []byte
+			var (
+				buf []byte
+				dec engine.Decoder
+			)
 			for n := 1; sc.Scan(); n++ {
 				line := sc.Bytes()
 				if len(trimSpace(line)) == 0 {
 					continue
 				}
-				ev, err := engine.ParseEvent(line)
+				ev, err := dec.Decode(line)
 				if err != nil {
 					w.Flush()
 					return failure("stdin:%d: %v", n, err)
