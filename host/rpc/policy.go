@@ -202,8 +202,8 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 		} else {
 			res.Diagnostics = toDiagnostics(diags.Diagnostics)
 			l := newLoaded(p, set)
-			if s.cur != nil && s.cur.fp != l.fp && len(s.sessions) > 0 {
-				s.sessions = map[string]*engine.Session{}
+			if s.cur != nil && s.cur.fp != l.fp && s.sessions.len() > 0 {
+				s.sessions.clear()
 				res.SessionsReset = true
 			}
 			s.cur = l
