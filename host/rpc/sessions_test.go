@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -157,4 +158,35 @@ func TestDecideAllocations(t *testing.T) {
 	if n := testing.AllocsPerRun(200, func() { resp = s.handle(resp[:0], decideLine) }); n > 3 {
 		t.Errorf("decide allocates %v times per request; the budget is 3", n)
 	}
+}
+
+// An idle session costs less than 2 KB of heap, so 10,000 of them fit in
+// 20 MB (BenchmarkManySessions measures it at 10,000).
+func TestIdleSessionHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 5,000 sessions")
+	}
+	const n = 5000
+	s := newTestServer(t)
+	s.sessions.max = n + 1
+	var resp []byte
+	resp = s.handle(resp[:0], decideLine)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s-%08d", i)
+		resp = s.handle(resp[:0], []byte(`{"jsonrpc":"2.0","id":1,"method":"decide","params":{"session":"`+id+`","event":{"event":"tool","name":"wipe_memory","args":{"why":"full"}}}}`))
+		resp = s.handle(resp[:0], bytes.Replace(decideLine, []byte("019b7c1e-0000-7000-8000-000000000001"), []byte(id), 1))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if got := s.sessions.len(); got != n+1 {
+		t.Fatalf("%d sessions", got)
+	}
+	per := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	if per > 2048 {
+		t.Errorf("%.0f bytes of heap per idle session; the bound is 2048", per)
+	}
+	runtime.KeepAlive(s)
 }
