@@ -12,6 +12,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/valyala/fastjson"
 )
 
@@ -29,6 +30,11 @@ type Options struct {
 	MaxLine int
 	// MaxSessions bounds the sessions kept; 0 means DefaultMaxSessions.
 	MaxSessions int
+	// Preload starts loading the built-in default policy in the
+	// background as New returns, so that an initialize with default
+	// settings — the common case — finds it loaded instead of waiting for
+	// it (serve starts answering while the host is still sending).
+	Preload bool
 }
 
 // Server serves one host. Its methods are called one request at a time,
@@ -42,11 +48,12 @@ type Server struct {
 	trusted    bool
 	// reused per request: the parser of request lines, the event decoder,
 	// and buffers for the result, the id and other methods' params.
-	parser fastjson.Parser
-	dec    engine.Decoder
-	out    []byte
-	id     []byte
-	params []byte
+	preload chan preloaded // nil once taken or when not preloading
+	parser  fastjson.Parser
+	dec     engine.Decoder
+	out     []byte
+	id      []byte
+	params  []byte
 }
 
 // New returns a server. The policy is loaded by initialize, or with the
@@ -69,7 +76,16 @@ func New(opts Options) *Server {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
-	return &Server{opts: opts, sessions: newSessions(opts.MaxSessions)}
+	s := &Server{opts: opts, sessions: newSessions(opts.MaxSessions)}
+	if opts.Preload {
+		ch := make(chan preloaded, 1)
+		s.preload = ch
+		go func() {
+			p, diags := policies.Load(settings.DefaultPolicy, nil)
+			ch <- preloaded{p, diags}
+		}()
+	}
+	return s
 }
 
 // Close releases the decision log.

@@ -190,3 +190,34 @@ func TestIdleSessionHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(s)
 }
+
+// The preloaded built-in is used only when the settings ask for it
+// unchanged; a project policy or an override loads as before.
+func TestPreloadedDefaultPolicy(t *testing.T) {
+	userDir := t.TempDir()
+	newServer := func() *Server {
+		return New(Options{
+			Settings: func(dir string, trusted bool) (*settings.Settings, error) {
+				return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
+			},
+			Preload: true,
+		})
+	}
+	var res InitializeResult
+	s := newServer()
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": "", "trusted": false}), &res)
+	if res.Policy.Name != "wipe_memory" || res.Policy.Source != "builtin" || len(res.Surface.Tools) == 0 {
+		t.Fatalf("default initialize: %+v", res.Policy)
+	}
+	ok(t, decideIn(t, s, "a", map[string]any{"event": "tool", "name": "wipe_memory"}), nil)
+
+	s = newServer()
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": writeProject(t, "use \"new_context\" {}\n"), "trusted": true}), &res)
+	if res.Policy.Name != "new_context" {
+		t.Fatalf("a project policy lost to the preload: %+v", res.Policy)
+	}
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": "", "trusted": false}), &res)
+	if res.Policy.Name != "wipe_memory" {
+		t.Fatalf("second initialize: %+v", res.Policy)
+	}
+}
