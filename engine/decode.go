@@ -30,24 +30,65 @@ type Decoder struct {
 	errs    []error
 	unknown string
 	num     []byte // a number's text
+	// strict is set while Decode reads a line fastjson parsed without
+	// validating: every scalar read is then checked against JSON's
+	// grammar, and a failure is reported as malformed JSON.
+	strict  bool
+	invalid bool
 }
 
 // Decode reads one event: a flat JSON object with "event" and facts.
 // Omitted facts take the contract's defaults; malformed JSON, more than
 // one value, an unknown event or fact, a fact of the wrong type and a bad
 // fact (checkFact) are errors.
+//
+// fastjson's parser checks the structure but accepts some malformed
+// scalars (NaN, 01, raw control characters in strings). Rather than
+// validating every line in a second pass, Decode checks each scalar it
+// reads — every member is read, or it is an error — and on any error
+// asks the strict validator whether the line was JSON at all, so a
+// malformed line is reported as such.
 func (d *Decoder) Decode(line []byte) (Event, error) {
-	if err := fastjson.ValidateBytes(line); err != nil {
-		if strings.HasPrefix(err.Error(), "unexpected tail") {
-			return Event{}, fmt.Errorf("one JSON object per line: there is more after the object")
-		}
-		return Event{}, fmt.Errorf("not a JSON object: %v", err)
-	}
 	v, err := d.p.ParseBytes(line)
-	if err != nil { // validated above; kept for safety
-		return Event{}, fmt.Errorf("not a JSON object: %v", err)
+	if err != nil {
+		return Event{}, syntaxError(line, err)
 	}
-	return d.DecodeValue(v)
+	d.strict, d.invalid = true, false
+	ev, err := d.DecodeValue(v)
+	d.strict = false
+	if err != nil || d.invalid {
+		if fastjson.ValidateBytes(line) != nil {
+			return Event{}, syntaxError(line, err)
+		}
+		if err == nil {
+			// A scalar check failed that the validator passes.
+			return Event{}, fmt.Errorf("not a JSON object: malformed value")
+		}
+	}
+	return ev, err
+}
+
+func syntaxError(line []byte, perr error) error {
+	err := fastjson.ValidateBytes(line)
+	if err == nil {
+		err = perr
+	}
+	if strings.HasPrefix(err.Error(), "unexpected tail") {
+		return fmt.Errorf("one JSON object per line: there is more after the object")
+	}
+	return fmt.Errorf("not a JSON object: %v", err)
+}
+
+// check notes a scalar that is not strict JSON (in Decode only). It must
+// run before x.Type(), which replaces a string's raw text with its value.
+func (d *Decoder) check(x *fastjson.Value) {
+	if !d.strict || d.invalid {
+		return
+	}
+	d.num = x.MarshalTo(d.num[:0])
+	if !strictScalar(d.num) {
+		d.invalid = true
+	}
 }
 
 // DecodeValue reads one event from an already parsed, valid JSON value
@@ -67,6 +108,7 @@ func (d *Decoder) DecodeValue(v *fastjson.Value) (Event, error) {
 	if ev == nil {
 		return Event{}, fmt.Errorf(`missing "event": every event names itself, as {"event": "turn_end", …}`)
 	}
+	d.check(ev)
 	if ev.Type() != fastjson.TypeString {
 		return Event{}, fmt.Errorf(`"event" must be a string`)
 	}
@@ -114,6 +156,7 @@ func (d *Decoder) DecodeValue(v *fastjson.Value) (Event, error) {
 
 // value reads one fact of the right type and checks it.
 func (d *Decoder) value(def *contract.Event, f *contract.Fact, i int, x *fastjson.Value) (lang.Value, error) {
+	d.check(x)
 	t := x.Type()
 	var v lang.Value
 	switch f.Type {
@@ -182,7 +225,7 @@ func unknownFact(def *contract.Event, all []contract.Fact, name string) error {
 	return fmt.Errorf("event %s has no fact %q (facts: %s)", def.Name, name, strings.Join(names, ", "))
 }
 
-// plain turns a parsed JSON value into bool, float64, string, nil,
+// plain turns a parsed JSON value (checked whole by value) into bool, float64, string, nil,
 // []any or map[string]any, as encoding/json would.
 func (d *Decoder) plain(x *fastjson.Value) any {
 	switch x.Type() {
@@ -295,4 +338,93 @@ func (d *Decoder) number(x *fastjson.Value) float64 {
 general:
 	f, _ := strconv.ParseFloat(string(raw), 64)
 	return f
+}
+
+// strictScalar reports whether raw, a value as fastjson re-marshals it, is
+// valid JSON. Objects and arrays are re-marshalled from raw keys and
+// values, so they are validated whole.
+func strictScalar(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '{' || c == '[':
+		return fastjson.ValidateBytes(raw) == nil
+	case c == '"':
+		inner := raw[1 : len(raw)-1]
+		for i := 0; i < len(inner); i++ {
+			switch c := inner[i]; {
+			case c < 0x20:
+				return false
+			case c == '\\':
+				i++
+				if i >= len(inner) {
+					return false
+				}
+				switch inner[i] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				case 'u':
+					if i+4 >= len(inner) {
+						return false
+					}
+					for _, h := range inner[i+1 : i+5] {
+						if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+							return false
+						}
+					}
+					i += 4
+				default:
+					return false
+				}
+			}
+		}
+		return true
+	case c == 't':
+		return string(raw) == "true"
+	case c == 'f':
+		return string(raw) == "false"
+	case c == 'n':
+		return string(raw) == "null"
+	}
+	return strictNumber(raw)
+}
+
+// strictNumber checks JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func strictNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	return i == len(b)
 }
