@@ -9,6 +9,13 @@
 // expression that cannot be evaluated) returns an error and leaves the
 // state as it was.
 //
+// Events come in through one gate: Decoder reads them from JSON (eval,
+// the stdio server, replay) straight into fact slots, without a map and,
+// in a stream, without allocating; NewEvent takes a map. Both judge each
+// fact's value in checkFact (finite numbers, no negative counts, a
+// context window of at least one token), so a bad fact is refused where it
+// enters, with the same message whichever way it came.
+//
 // The engine is pure and deterministic: it never reads the clock, the
 // environment or files. Time is the event's now_ms fact.
 package engine

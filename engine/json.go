@@ -111,7 +111,14 @@ func appendJSONNumber(b []byte, f float64) []byte {
 func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	for i := 0; i < len(s); {
+	// Nearly every string written (slot and effect names, enum values,
+	// window ids) needs no escaping: copy the plain prefix in one go.
+	i := 0
+	for i < len(s) && plainJSON[s[i]] {
+		i++
+	}
+	b = append(b, s[:i]...)
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -148,6 +155,14 @@ func AppendJSONString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
+
+// plainJSON marks the bytes AppendJSONString copies as they are.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // AppendStateJSON appends the state as a JSON object, slots in declaration
 // order.

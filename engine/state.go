@@ -75,11 +75,18 @@ func (s *Session) SetState(m map[string]any) error {
 // their initial values), or a line of `eval` output, whose "state" is
 // used. On error the state is unchanged.
 func (s *Session) Restore(snapshot []byte) error {
+	_, err := s.RestoreReport(snapshot)
+	return err
+}
+
+// RestoreReport is Restore, and also names the slots the snapshot left
+// out, which took their initial values, in declaration order.
+func (s *Session) RestoreReport(snapshot []byte) (reset []string, err error) {
 	dec := json.NewDecoder(bytes.NewReader(snapshot))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("snapshot is not a JSON object: %v", err)
+		return nil, fmt.Errorf("snapshot is not a JSON object: %v", err)
 	}
 	if st, ok := m["state"].(map[string]any); ok {
 		if _, isLine := m["event"]; isLine {
@@ -90,9 +97,15 @@ func (s *Session) Restore(snapshot []byte) error {
 	s.Reset()
 	if err := s.SetState(m); err != nil {
 		copy(s.state, saved)
-		return err
+		return nil, err
 	}
-	return nil
+	reset = []string{}
+	for _, sl := range s.eng.policy.Slots {
+		if _, ok := m[sl.Name]; !ok {
+			reset = append(reset, sl.Name)
+		}
+	}
+	return reset, nil
 }
 
 // DerivedValue is one of the policy's derived values for an event.

@@ -17,6 +17,12 @@ func colorFor(w io.Writer, getenv func(string) string) bool {
 	if _, off := os.LookupEnv("NO_COLOR"); off || getenv("TERM") == "dumb" {
 		return false
 	}
+	return isTerminal(w)
+}
+
+// isTerminal tells a terminal from a pipe or a file: colour and the
+// progress bar show only on a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/resetpolicy/resetpolicy/engine"
@@ -67,39 +68,7 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 					return failure("--state %s: %v", stateFile, err)
 				}
 			}
-			sc := bufio.NewScanner(cmd.InOrStdin())
-			sc.Buffer(make([]byte, 64*1024), maxLine)
-			w := bufio.NewWriter(cmd.OutOrStdout())
-			defer w.Flush()
-			var buf []byte
-			for n := 1; sc.Scan(); n++ {
-				line := sc.Bytes()
-				if len(trimSpace(line)) == 0 {
-					continue
-				}
-				ev, err := engine.ParseEvent(line)
-				if err != nil {
-					w.Flush()
-					return failure("stdin:%d: %v", n, err)
-				}
-				var d engine.Decision
-				if explain {
-					d, err = s.DecideExplain(ev)
-				} else {
-					d, err = s.Decide(ev)
-				}
-				if err != nil {
-					w.Flush()
-					return failure("stdin:%d: %v", n, err)
-				}
-				buf = appendDecision(buf[:0], d, s)
-				w.Write(buf)
-			}
-			if err := sc.Err(); err != nil {
-				w.Flush()
-				return failure("stdin: %v (a line may be at most %d bytes)", err, maxLine)
-			}
-			return nil
+			return evalStream(cmd.InOrStdin(), cmd.OutOrStdout(), s, explain)
 		},
 	}
 	cmd.Flags().String("policy", "wipe_memory", "built-in policy name or policy file")
@@ -107,6 +76,47 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 	cmd.Flags().StringVar(&stateFile, "state", "", "start from this state snapshot (JSON)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "add every rule considered and why it did not fire")
 	return cmd
+}
+
+// evalStream decides every event line of in and writes one line per
+// decision to out: the whole of eval after the policy is loaded.
+func evalStream(in io.Reader, out io.Writer, s *engine.Session, explain bool) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	w := bufio.NewWriterSize(out, 64*1024)
+	defer w.Flush()
+	var (
+		buf []byte
+		dec engine.Decoder
+	)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(trimSpace(line)) == 0 {
+			continue
+		}
+		ev, err := dec.Decode(line)
+		if err != nil {
+			w.Flush()
+			return failure("stdin:%d: %v", n, err)
+		}
+		var d engine.Decision
+		if explain {
+			d, err = s.DecideExplain(ev)
+		} else {
+			d, err = s.Decide(ev)
+		}
+		if err != nil {
+			w.Flush()
+			return failure("stdin:%d: %v", n, err)
+		}
+		buf = appendDecision(buf[:0], d, s)
+		w.Write(buf)
+	}
+	if err := sc.Err(); err != nil {
+		w.Flush()
+		return failure("stdin: %v (a line may be at most %d bytes)", err, maxLine)
+	}
+	return nil
 }
 
 func trimSpace(b []byte) []byte {

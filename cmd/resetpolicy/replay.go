@@ -14,7 +14,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
-	"golang.org/x/term"
 )
 
 func init() { extraCommands = append(extraCommands, newReplayCmd) }
@@ -283,7 +282,7 @@ func progress(w io.Writer, mode string, n int) *progressbar.ProgressBar {
 		show = true
 	case "never":
 	default:
-		if fd, ok := w.(*os.File); ok && term.IsTerminal(int(fd.Fd())) && n > 1 {
+		if isTerminal(w) && n > 1 {
 			show = true
 		}
 	}

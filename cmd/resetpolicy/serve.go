@@ -42,7 +42,8 @@ The settings flags below apply to every initialize, above the environment.`,
 				Settings: func(dir string, trusted bool) (*settings.Settings, error) {
 					return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, Flags: fs})
 				},
-				Log: cmd.ErrOrStderr(),
+				Log:     cmd.ErrOrStderr(),
+				Preload: true,
 			})
 			defer s.Close()
 			if err := s.Serve(cmd.InOrStdin(), cmd.OutOrStdout()); err != nil {

@@ -12,8 +12,12 @@
 //
 // decide {session, event} decides one host contract event for a session
 // (created on first use) and returns {rules, effects, state}. snapshot
-// {session} and restore {session, state} save and restore a session's
-// state; closeSession {session} forgets one.
+// {session} returns a session's state (an unknown session is an error);
+// restore {session, state} sets it, creating the session if need be, and
+// names in "reset" the slots a partial state left at their initial
+// values; closeSession {session} forgets one. The host closes a session
+// when it ends (Pi's session_shutdown); beyond MaxSessions (default
+// 1,024) the least recently used session is evicted.
 //
 // The boundary mechanics of package session, taking and returning Pi
 // entries as JSON so that a host adapter does not re-implement them:

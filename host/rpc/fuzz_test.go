@@ -3,11 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"testing"
-
-	"github.com/resetpolicy/resetpolicy/engine"
-	"github.com/resetpolicy/resetpolicy/rules/contract"
 )
 
 // FuzzHandle feeds arbitrary lines to the line handler: it must never
@@ -41,49 +37,6 @@ func FuzzHandle(f *testing.F) {
 		}
 		if out[0] != '{' && out[0] != '[' {
 			t.Fatalf("response is neither an object nor a batch: %q", out)
-		}
-	})
-}
-
-// FuzzParseEvent checks the decide path's event scanner against the
-// engine's own parser: both accept the same lines and read the same facts.
-func FuzzParseEvent(f *testing.F) {
-	for _, s := range []string{
-		`{"event":"turn_end","outcome":"completed","tokens":123,"window_id":"w\u00e9\"x"}`,
-		`{"event":"tool","name":"wipe_memory","args":{"note":"a","n":[1,2,{"x":null}]}}`,
-		`{"event":"request","tokens":1.5}`,
-		`{"event":"request","tokens":-0,"idle":true,"queued":false}`,
-		`{"event":"session_start","reason":"nope"}`,
-		`{"event":"request","event":"turn_end"}`,
-		`{"event":"request","nope":1}`,
-		` { "event" : "settled" , "aborted" : true } `,
-		`{"event":null}`, `{}`, `{"event":"command","args":"set force 1e3"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		line = bytes.TrimSpace(line)
-		if !json.Valid(line) || len(line) == 0 || line[0] != '{' {
-			return
-		}
-		got, err1 := parseEvent(line)
-		want, err2 := engine.ParseEvent(line)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("%s: scanner error %v, engine error %v", line, err1, err2)
-		}
-		if err1 != nil {
-			return
-		}
-		if got.Name() != want.Name() {
-			t.Fatalf("%s: name %q vs %q", line, got.Name(), want.Name())
-		}
-		ev, _ := contract.LookupEvent(want.Name())
-		for _, fact := range ev.AllFacts() {
-			a, _ := got.Fact(fact.Name)
-			b, _ := want.Fact(fact.Name)
-			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("%s: fact %s = %#v, engine %#v", line, fact.Name, a, b)
-			}
 		}
 	})
 }

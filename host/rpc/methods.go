@@ -7,11 +7,11 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/valyala/fastjson"
 )
 
 func init() {
 	methods["initialize"] = (*Server).initialize
-	methods["decide"] = (*Server).decide
 	methods["snapshot"] = (*Server).snapshot
 	methods["restore"] = (*Server).restore
 	methods["closeSession"] = (*Server).closeSession
@@ -34,88 +34,91 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *Error) {
 	return marshal(res)
 }
 
-// session returns the named session, creating it on first use.
-func (s *Server) session(name string) (*engine.Session, *Error) {
-	if name == "" {
+// session returns the named session, creating it on first use (decide,
+// restore).
+func (s *Server) session(name []byte) (*engine.Session, *Error) {
+	if len(name) == 0 {
 		return nil, errorf(CodeInvalidParams, "params: session must be a non-empty string")
 	}
 	if err := s.ensure(); err != nil {
 		return nil, err
 	}
-	ss, ok := s.sessions[name]
-	if !ok {
-		ss = s.cur.eng.NewSession()
-		s.sessions[name] = ss
+	if ss, ok := s.sessions.get(name); ok {
+		return ss, nil
+	}
+	ss := s.cur.eng.NewSession()
+	if gone := s.sessions.add(string(name), ss); gone != "" {
+		s.logf("session %q evicted: more than %d sessions open (the least recently used goes)", gone, s.opts.MaxSessions)
 	}
 	return ss, nil
 }
 
-type decideParams struct {
-	Session string          `json:"session"`
-	Event   json.RawMessage `json:"event"`
-	Explain bool            `json:"explain"`
+// existing returns the named session, which must exist (snapshot): asking
+// for a session nobody decided in is a host's mistake, not a new session.
+func (s *Server) existing(name string) (*engine.Session, *Error) {
+	if name == "" {
+		return nil, errorf(CodeInvalidParams, "params: session must be a non-empty string")
+	}
+	ss, ok := s.sessions.get([]byte(name))
+	if !ok {
+		return nil, errorf(CodeInvalidParams, "unknown session %q: sessions start with decide or restore, and end with closeSession or eviction", name)
+	}
+	return ss, nil
 }
 
-// decodeDecideParams reads decide's params (valid JSON, from the request
-// line) without reflection.
-func decodeDecideParams(raw json.RawMessage) (decideParams, *Error) {
-	var p decideParams
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return p, errorf(CodeInvalidParams, "params must be an object")
+// decide reads its params straight from the parsed request: the event's
+// facts go from the JSON tree into the engine's slots without a map.
+func (s *Server) decide(params *fastjson.Value) (json.RawMessage, *Error) {
+	if params == nil || params.Type() != fastjson.TypeObject {
+		return nil, errorf(CodeInvalidParams, "params must be an object")
 	}
+	po, _ := params.Object()
+	var session []byte
+	var event *fastjson.Value
+	explain := false
 	var rerr *Error
-	err := members(raw, func(k string, v []byte) error {
-		switch k {
+	po.Visit(func(k []byte, v *fastjson.Value) {
+		if rerr != nil {
+			return
+		}
+		switch string(k) {
 		case "session":
-			s, err := unquote(v)
-			if err != nil {
+			if v.Type() != fastjson.TypeString {
 				rerr = errorf(CodeInvalidParams, "params: session must be a string")
-				return err
+				return
 			}
-			p.Session = s
+			session = v.GetStringBytes()
 		case "event":
-			p.Event = v
+			event = v
 		case "explain":
-			if v[0] != 't' && v[0] != 'f' {
+			switch v.Type() {
+			case fastjson.TypeTrue:
+				explain = true
+			case fastjson.TypeFalse:
+				explain = false
+			default:
 				rerr = errorf(CodeInvalidParams, "params: explain must be a bool")
-				return errNotObject
 			}
-			p.Explain = v[0] == 't'
 		default:
 			rerr = errorf(CodeInvalidParams, "params: unknown field %q", k)
-			return errNotObject
 		}
-		return nil
 	})
 	if rerr != nil {
-		return p, rerr
-	}
-	if err != nil {
-		return p, errorf(CodeInvalidParams, "params: %v", err)
-	}
-	return p, nil
-}
-
-func (s *Server) decide(params json.RawMessage) (json.RawMessage, *Error) {
-	p, rerr := decodeDecideParams(params)
-	if rerr != nil {
 		return nil, rerr
 	}
-	ev := bytes.TrimSpace(p.Event)
-	if len(ev) == 0 || ev[0] != '{' {
+	if event == nil || event.Type() != fastjson.TypeObject {
 		return nil, errorf(CodeInvalidParams, "params: event must be an object")
 	}
-	ss, rerr := s.session(p.Session)
+	ss, rerr := s.session(session)
 	if rerr != nil {
 		return nil, rerr
 	}
-	e, err := parseEvent(ev)
+	e, err := s.dec.DecodeValue(event)
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "event: %v", err)
 	}
 	var d engine.Decision
-	if p.Explain {
+	if explain {
 		d, err = ss.DecideExplain(e)
 	} else {
 		d, err = ss.Decide(e)
@@ -128,7 +131,8 @@ func (s *Server) decide(params json.RawMessage) (json.RawMessage, *Error) {
 	b = append(b, '}')
 	s.out = b
 	if s.dlog != nil {
-		if err := s.dlog.write(s.opts.Now(), p.Session, s.cur.desc.Name, ev, d.Rules, d.Effects); err != nil {
+		s.params = event.MarshalTo(s.params[:0])
+		if err := s.dlog.write(s.opts.Now(), string(session), s.cur.desc.Name, s.params, d.Rules, d.Effects); err != nil {
 			s.logf("decision log %s: %v", s.dlog.path, err)
 		}
 	}
@@ -142,7 +146,7 @@ func (s *Server) snapshot(params json.RawMessage) (json.RawMessage, *Error) {
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	ss, rerr := s.session(p.Session)
+	ss, rerr := s.existing(p.Session)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -150,6 +154,10 @@ func (s *Server) snapshot(params json.RawMessage) (json.RawMessage, *Error) {
 	return append(b, '}'), nil
 }
 
+// restore sets a session's state from a snapshot, creating the session if
+// need be. A partial snapshot is accepted: the slots it leaves out take
+// their initial values, and the result names them in "reset", so a host
+// restoring an older policy's snapshot sees what it lost.
 func (s *Server) restore(params json.RawMessage) (json.RawMessage, *Error) {
 	var p struct {
 		Session string          `json:"session"`
@@ -162,17 +170,32 @@ func (s *Server) restore(params json.RawMessage) (json.RawMessage, *Error) {
 	if len(st) == 0 || st[0] != '{' {
 		return nil, errorf(CodeInvalidParams, "params: state must be an object of slots")
 	}
-	ss, rerr := s.session(p.Session)
+	if p.Session == "" {
+		return nil, errorf(CodeInvalidParams, "params: session must be a non-empty string")
+	}
+	// A restore that fails must not leave a new session behind.
+	_, existed := s.sessions.get([]byte(p.Session))
+	ss, rerr := s.session([]byte(p.Session))
 	if rerr != nil {
 		return nil, rerr
 	}
-	if err := ss.Restore(st); err != nil {
+	reset, err := ss.RestoreReport(st)
+	if err != nil {
+		if !existed {
+			s.sessions.remove(p.Session)
+		}
 		return nil, errorf(CodeInvalidParams, "state: %v", err)
 	}
 	b := append([]byte(`{"state":`), ss.AppendStateJSON(nil)...)
+	b = append(b, `,"reset":`...)
+	b = engine.AppendStringsJSON(b, reset)
 	return append(b, '}'), nil
 }
 
+// closeSession forgets a session. The host calls it when a session ends
+// (Pi's session_shutdown, after deciding that event and carrying out its
+// effects); the event itself does not close the session, so its effects
+// can still be carried out and the state snapshotted.
 func (s *Server) closeSession(params json.RawMessage) (json.RawMessage, *Error) {
 	var p struct {
 		Session string `json:"session"`
@@ -180,9 +203,7 @@ func (s *Server) closeSession(params json.RawMessage) (json.RawMessage, *Error) 
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	_, existed := s.sessions[p.Session]
-	delete(s.sessions, p.Session)
-	return marshal(map[string]bool{"closed": existed})
+	return marshal(map[string]bool{"closed": s.sessions.remove(p.Session)})
 }
 
 // saveParam and clearParam carry out the save_param and clear_param

@@ -136,6 +136,24 @@ func builtinDefault() (*loaded, error) {
 	return newLoaded(p, nil), nil
 }
 
+type preloaded struct {
+	p     *rules.Policy
+	diags rules.Diagnostics
+}
+
+// loadPolicy loads the policy the settings name, taking the preloaded
+// built-in when it is the one asked for with no overrides. The preload is
+// offered to the first load only.
+func (s *Server) loadPolicy(set *settings.Settings) (*rules.Policy, rules.Diagnostics) {
+	pre := s.preload
+	s.preload = nil
+	if pre != nil && set.Policy.Text == settings.DefaultPolicy && len(set.Overrides()) == 0 {
+		r := <-pre
+		return r.p, r.diags
+	}
+	return set.LoadPolicy()
+}
+
 // ensure loads the default settings' policy when nothing was loaded yet.
 func (s *Server) ensure() *Error {
 	if s.cur != nil {
@@ -200,15 +218,15 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 		fail(fmt.Sprintf("settings failed to load: %v", err), []Diagnostic{{Severity: "error", Summary: "Settings failed to load", Detail: err.Error()}})
 	} else {
 		res.Settings = set.Entries()
-		p, diags := set.LoadPolicy()
+		p, diags := s.loadPolicy(set)
 		if diags.HasErrors() {
 			text := strings.TrimRight(diags.Error(), "\n")
 			fail(fmt.Sprintf("policy %s failed to load:\n%s", set.Policy.Text, text), toDiagnostics(diags.Diagnostics))
 		} else {
 			res.Diagnostics = toDiagnostics(diags.Diagnostics)
 			l := newLoaded(p, set)
-			if s.cur != nil && s.cur.fp != l.fp && len(s.sessions) > 0 {
-				s.sessions = map[string]*engine.Session{}
+			if s.cur != nil && s.cur.fp != l.fp && s.sessions.len() > 0 {
+				s.sessions.clear()
 				res.SessionsReset = true
 			}
 			s.cur = l

@@ -12,6 +12,8 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/valyala/fastjson"
 )
 
 // Options configure a Server.
@@ -26,6 +28,13 @@ type Options struct {
 	Log io.Writer
 	// MaxLine bounds one request line; 0 means DefaultMaxLine.
 	MaxLine int
+	// MaxSessions bounds the sessions kept; 0 means DefaultMaxSessions.
+	MaxSessions int
+	// Preload starts loading the built-in default policy in the
+	// background as New returns, so that an initialize with default
+	// settings — the common case — finds it loaded instead of waiting for
+	// it (serve starts answering while the host is still sending).
+	Preload bool
 }
 
 // Server serves one host. Its methods are called one request at a time,
@@ -33,11 +42,18 @@ type Options struct {
 type Server struct {
 	opts       Options
 	cur        *loaded // the policy in force; nil before the first load
-	sessions   map[string]*engine.Session
+	sessions   *sessions
 	dlog       *decisionLog
 	projectDir string
 	trusted    bool
-	out        []byte // reused result buffer
+	// reused per request: the parser of request lines, the event decoder,
+	// and buffers for the result, the id and other methods' params.
+	preload chan preloaded // nil once taken or when not preloading
+	parser  fastjson.Parser
+	dec     engine.Decoder
+	out     []byte
+	id      []byte
+	params  []byte
 }
 
 // New returns a server. The policy is loaded by initialize, or with the
@@ -57,7 +73,19 @@ func New(opts Options) *Server {
 	if opts.MaxLine <= 0 {
 		opts.MaxLine = DefaultMaxLine
 	}
-	return &Server{opts: opts, sessions: map[string]*engine.Session{}}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	s := &Server{opts: opts, sessions: newSessions(opts.MaxSessions)}
+	if opts.Preload {
+		ch := make(chan preloaded, 1)
+		s.preload = ch
+		go func() {
+			p, diags := policies.Load(settings.DefaultPolicy, nil)
+			ch <- preloaded{p, diags}
+		}()
+	}
+	return s
 }
 
 // Close releases the decision log.
@@ -115,23 +143,23 @@ func (s *Server) handle(b []byte, line []byte) []byte {
 	if len(line) == 0 {
 		return b
 	}
-	if line[0] == '[' {
-		return s.handleBatch(b, line)
-	}
-	if !json.Valid(line) {
+	// The line is validated strictly, then parsed once; the decide path
+	// reads the event from the parsed tree without copying it.
+	if fastjson.ValidateBytes(line) != nil {
 		return appendResponse(b, nil, nil, errorf(CodeParseError, "parse error: not valid JSON"))
 	}
-	return s.handleOne(b, line)
+	v, err := s.parser.ParseBytes(line)
+	if err != nil {
+		return appendResponse(b, nil, nil, errorf(CodeParseError, "parse error: not valid JSON"))
+	}
+	if v.Type() == fastjson.TypeArray {
+		return s.handleBatch(b, v)
+	}
+	return s.handleOne(b, v)
 }
 
-func (s *Server) handleBatch(b []byte, line []byte) []byte {
-	var items []json.RawMessage
-	if err := json.Unmarshal(line, &items); err != nil {
-		if !json.Valid(line) {
-			return appendResponse(b, nil, nil, errorf(CodeParseError, "parse error: not valid JSON"))
-		}
-		return appendResponse(b, nil, nil, errorf(CodeInvalidRequest, "invalid batch"))
-	}
+func (s *Server) handleBatch(b []byte, v *fastjson.Value) []byte {
+	items, _ := v.Array()
 	if len(items) == 0 {
 		return appendResponse(b, nil, nil, errorf(CodeInvalidRequest, "empty batch"))
 	}
@@ -157,15 +185,15 @@ func (s *Server) handleBatch(b []byte, line []byte) []byte {
 	return append(b, ']')
 }
 
-// handleOne answers one request object (valid JSON).
-func (s *Server) handleOne(b []byte, raw []byte) []byte {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+// handleOne answers one request object.
+func (s *Server) handleOne(b []byte, v *fastjson.Value) []byte {
+	o, err := v.Object()
+	if err != nil {
 		return appendResponse(b, nil, nil, errorf(CodeInvalidRequest, "a request must be a JSON object"))
 	}
-	var jsonrpc, id, method, params []byte
-	if err := members(raw, func(k string, v []byte) error {
-		switch k {
+	var jsonrpc, id, method, params *fastjson.Value
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		switch string(k) {
 		case "jsonrpc":
 			jsonrpc = v
 		case "id":
@@ -175,25 +203,32 @@ func (s *Server) handleOne(b []byte, raw []byte) []byte {
 		case "params":
 			params = v
 		}
-		return nil
-	}); err != nil {
-		return appendResponse(b, nil, nil, errorf(CodeInvalidRequest, "invalid request: %v", err))
+	})
+	var rawID []byte
+	if id != nil {
+		switch id.Type() {
+		case fastjson.TypeString, fastjson.TypeNumber, fastjson.TypeNull:
+		default:
+			return appendResponse(b, nil, nil, errorf(CodeInvalidRequest, "id must be a string, a number or null"))
+		}
+		s.id = id.MarshalTo(s.id[:0])
+		rawID = s.id
 	}
-	if id != nil && !validID(id) {
-		return appendResponse(b, nil, nil, errorf(CodeInvalidRequest, "id must be a string, a number or null"))
+	if jsonrpc == nil || jsonrpc.Type() != fastjson.TypeString || string(jsonrpc.GetStringBytes()) != "2.0" {
+		return s.reply(b, rawID, nil, errorf(CodeInvalidRequest, `jsonrpc must be "2.0"`), true)
 	}
-	if string(jsonrpc) != `"2.0"` {
-		return s.reply(b, id, nil, errorf(CodeInvalidRequest, `jsonrpc must be "2.0"`), true)
+	if method == nil || method.Type() != fastjson.TypeString {
+		return s.reply(b, rawID, nil, errorf(CodeInvalidRequest, "method must be a string"), true)
 	}
-	name, err := unquote(method)
-	if method == nil || err != nil {
-		return s.reply(b, id, nil, errorf(CodeInvalidRequest, "method must be a string"), true)
+	if params != nil {
+		switch params.Type() {
+		case fastjson.TypeObject, fastjson.TypeArray, fastjson.TypeNull:
+		default:
+			return s.reply(b, rawID, nil, errorf(CodeInvalidRequest, "params must be an object or an array"), true)
+		}
 	}
-	if len(params) > 0 && params[0] != '{' && params[0] != '[' && !bytes.Equal(params, nullID) {
-		return s.reply(b, id, nil, errorf(CodeInvalidRequest, "params must be an object or an array"), true)
-	}
-	result, rerr := s.call(name, params)
-	return s.reply(b, id, result, rerr, false)
+	result, rerr := s.call(method.GetStringBytes(), params)
+	return s.reply(b, rawID, result, rerr, false)
 }
 
 // reply writes the response unless the request was a notification (an
@@ -205,19 +240,29 @@ func (s *Server) reply(b []byte, id, result json.RawMessage, rerr *Error, invali
 	return appendResponse(b, id, result, rerr)
 }
 
-// call runs a method, turning a panic into an internal error.
-func (s *Server) call(method string, params json.RawMessage) (result json.RawMessage, rerr *Error) {
+// call runs a method, turning a panic into an internal error. decide reads
+// its params from the parsed request; the other methods, which are not on
+// the hot path, get them as JSON text.
+func (s *Server) call(name []byte, params *fastjson.Value) (result json.RawMessage, rerr *Error) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(s.opts.Log, "resetpolicy serve: internal error in %s: %v\n%s", method, r, debug.Stack())
-			result, rerr = nil, errorf(CodeInternalError, "internal error in %s", method)
+			fmt.Fprintf(s.opts.Log, "resetpolicy serve: internal error in %s: %v\n%s", name, r, debug.Stack())
+			result, rerr = nil, errorf(CodeInternalError, "internal error in %s", name)
 		}
 	}()
-	m, ok := methods[method]
-	if !ok {
-		return nil, errorf(CodeMethodNotFound, "method not found: %q", method)
+	if string(name) == "decide" {
+		return s.decide(params)
 	}
-	return m(s, params)
+	m, ok := methods[string(name)]
+	if !ok {
+		return nil, errorf(CodeMethodNotFound, "method not found: %q", name)
+	}
+	var raw json.RawMessage
+	if params != nil {
+		s.params = params.MarshalTo(s.params[:0])
+		raw = s.params
+	}
+	return m(s, raw)
 }
 
 type method func(s *Server, params json.RawMessage) (json.RawMessage, *Error)

@@ -146,8 +146,8 @@ func TestProtocolErrorsKeepServing(t *testing.T) {
 
 func TestLastLineWithoutNewlineAndCRLF(t *testing.T) {
 	s := newTestServer(t)
-	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"snapshot\",\"params\":{\"session\":\"a\"}}\r\n" +
-		`{"jsonrpc":"2.0","id":2,"method":"snapshot","params":{"session":"a"}}`
+	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"closeSession\",\"params\":{\"session\":\"a\"}}\r\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"closeSession","params":{"session":"a"}}`
 	var out bytes.Buffer
 	if err := s.Serve(strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestLastLineWithoutNewlineAndCRLF(t *testing.T) {
 
 func TestBatch(t *testing.T) {
 	s := newTestServer(t)
-	out := s.Handle([]byte(`[{"jsonrpc":"2.0","id":1,"method":"snapshot","params":{"session":"a"}},{"jsonrpc":"2.0","method":"snapshot","params":{"session":"a"}},{"jsonrpc":"2.0","id":2,"method":"nope"},3]`))
+	out := s.Handle([]byte(`[{"jsonrpc":"2.0","id":1,"method":"closeSession","params":{"session":"a"}},{"jsonrpc":"2.0","method":"closeSession","params":{"session":"a"}},{"jsonrpc":"2.0","id":2,"method":"nope"},3]`))
 	var rs []response
 	if err := json.Unmarshal(out, &rs); err != nil {
 		t.Fatalf("%s: %v", out, err)
@@ -167,7 +167,7 @@ func TestBatch(t *testing.T) {
 	if len(rs) != 3 || rs[0].Error != nil || rs[1].Error.Code != CodeMethodNotFound || rs[2].Error.Code != CodeInvalidRequest {
 		t.Fatalf("batch responses: %s", out)
 	}
-	if out := s.Handle([]byte(`[{"jsonrpc":"2.0","method":"snapshot","params":{"session":"a"}}]`)); len(out) != 0 {
+	if out := s.Handle([]byte(`[{"jsonrpc":"2.0","method":"closeSession","params":{"session":"a"}}]`)); len(out) != 0 {
 		t.Errorf("a batch of notifications answered %s", out)
 	}
 }
@@ -354,6 +354,10 @@ func TestPolicyChangeResetsSessions(t *testing.T) {
 	if !res.SessionsReset {
 		t.Error("sessionsReset not reported")
 	}
+	if r := call(t, s, "snapshot", map[string]any{"session": "a"}); r.Error == nil {
+		t.Error("session a outlived the policy change")
+	}
+	ok(t, call(t, s, "decide", map[string]any{"session": "a", "event": map[string]any{"event": "request"}}), nil)
 	var snap struct {
 		State map[string]any `json:"state"`
 	}
