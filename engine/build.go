@@ -95,6 +95,16 @@ func (b *EventBuilder) SetString(i FactIndex, s string) error {
 // hold only JSON-like values (bool, float64, string, []any, map[string]any).
 func (b *EventBuilder) SetObject(i FactIndex, m map[string]any) { b.facts[i] = lang.Value{X: m} }
 
-// Event returns the event as built so far. It shares the builder's
-// buffer.
-func (b *EventBuilder) Event() Event { return Event{def: b.def, kind: b.kind, facts: b.facts} }
+// Event returns the event as built so far, after the same check of every
+// fact that decoded events pass (checkFact): a negative token count, a
+// window of 0 or a non-finite number is an error here too. It shares the
+// builder's buffer.
+func (b *EventBuilder) Event() (Event, error) {
+	all := allFacts[b.kind]
+	for i := range all {
+		if err := checkFact(b.def, &all[i], b.facts[i]); err != nil {
+			return Event{}, err
+		}
+	}
+	return Event{def: b.def, kind: b.kind, facts: b.facts}, nil
+}

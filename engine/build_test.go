@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/engine"
@@ -28,22 +29,22 @@ func TestEventBuilderMatchesParse(t *testing.T) {
 	tName := tool.MustIndex("name", contract.String)
 	steps := []struct {
 		json  string
-		build func() engine.Event
+		build func() (engine.Event, error)
 	}{
-		{`{"event":"request","tokens":150000,"window_id":"w1"}`, func() engine.Event {
+		{`{"event":"request","tokens":150000,"window_id":"w1"}`, func() (engine.Event, error) {
 			req.SetInt(rTokens, 150000)
 			_ = req.SetString(rWindow, "w1")
 			return req.Event()
 		}},
-		{`{"event":"request","tokens":185000,"window_id":"w1"}`, func() engine.Event {
+		{`{"event":"request","tokens":185000,"window_id":"w1"}`, func() (engine.Event, error) {
 			req.SetInt(rTokens, 185000)
 			return req.Event()
 		}},
-		{`{"event":"tool","name":"wipe_memory"}`, func() engine.Event {
+		{`{"event":"tool","name":"wipe_memory"}`, func() (engine.Event, error) {
 			_ = tool.SetString(tName, "wipe_memory")
 			return tool.Event()
 		}},
-		{`{"event":"turn_end","outcome":"completed","tokens":186000,"tool_results":1}`, func() engine.Event {
+		{`{"event":"turn_end","outcome":"completed","tokens":186000,"tool_results":1}`, func() (engine.Event, error) {
 			if err := end.SetString(eOutcome, "completed"); err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +58,10 @@ func TestEventBuilderMatchesParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		be := s.build()
+		be, err := s.build()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, f := range []string{"tokens", "window_id", "outcome", "name", "tool_results", "reserve"} {
 			pv, pok := pe.Fact(f)
 			bv, bok := be.Fact(f)
@@ -98,7 +102,33 @@ func TestEventBuilderRejects(t *testing.T) {
 	if err := b.SetString(i, "exploded"); err == nil {
 		t.Fatal("value outside the enum accepted")
 	}
-	if v, _ := b.Event().Fact("outcome"); v != "completed" {
+	ev, err := b.Event()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := ev.Fact("outcome"); v != "completed" {
 		t.Fatalf("rejected value changed the fact: %v", v)
+	}
+}
+
+// A built event passes the same fact check as a decoded one.
+func TestEventBuilderRefusesBadFacts(t *testing.T) {
+	b, err := engine.NewEventBuilder("request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		fact string
+		n    int64
+		want string
+	}{
+		{"tokens", -1, `fact "tokens" must not be negative, not -1`},
+		{"context_window", 0, `fact "context_window" must be at least 1, not 0`},
+	} {
+		b.Reset()
+		b.SetInt(b.MustIndex(c.fact, contract.Int), c.n)
+		if _, err := b.Event(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s = %d: got %v, want an error containing %q", c.fact, c.n, err, c.want)
+		}
 	}
 }

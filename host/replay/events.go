@@ -88,7 +88,7 @@ func (r *run) build(name string, own ...fact) (engine.Event, error) {
 			eb.SetObject(i, f.obj)
 		}
 	}
-	return eb.Event(), nil
+	return eb.Event()
 }
 
 // toolArgs decodes kept tool arguments into the object a tool event

@@ -52,7 +52,11 @@ func ThresholdsOf(configs []Config, reps []*Report) [][]Threshold {
 		b.SetInt(b.MustIndex("context_window", contract.Int), window)
 		b.SetInt(b.MustIndex("reserve", contract.Int), cfg.Settings.Reserve)
 		var ts []Threshold
-		for _, d := range cfg.Engine.NewSession().Derived(b.Event()) {
+		ev, err := b.Event()
+		if err != nil {
+			continue
+		}
+		for _, d := range cfg.Engine.NewSession().Derived(ev) {
 			v, ok := d.Value.(float64)
 			if !ok {
 				continue
