@@ -102,6 +102,7 @@ func (e *Engine) Policy() *rules.Policy { return e.policy }
 // NewSession starts a session in the policy's initial state.
 func (e *Engine) NewSession() *Session {
 	s := &Session{eng: e, state: make([]lang.Value, len(e.initial))}
+	s.frame.Memo = make([]lang.Memo, len(e.policy.Derived))
 	copy(s.state, e.initial)
 	return s
 }

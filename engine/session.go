@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -40,7 +41,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 		return Decision{}, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
 	f := &s.frame
-	f.Event, f.State, f.Err = ev.facts, s.state, nil
+	f.Begin(ev.facts, s.state)
 	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
 	var err error
 	if explain == nil {
@@ -191,6 +192,9 @@ func (s *Session) fire(r *rule) error {
 		switch p := a.Prog; {
 		case p.N != nil:
 			w.num = p.N(f)
+			if math.IsNaN(w.num) || math.IsInf(w.num, 0) {
+				return fmt.Errorf("set %s = %s: the value is %v; a slot holds finite numbers only", a.Slot.Name, p.Source, w.num)
+			}
 		case p.S != nil:
 			w.str = p.S(f)
 		case p.B != nil:

@@ -82,6 +82,9 @@ type compileCtx struct {
 	common    *lang.Env
 	shared    map[string]*lang.Program
 	notCommon map[string]bool
+	// folded counts the string bytes folded to constants in the whole
+	// policy (lang.MaxFoldedBytes).
+	folded int
 }
 
 func (c *compileCtx) add(d *hcl.Diagnostic) {
@@ -118,7 +121,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	commonFacts := FactFields(common)
 	c.shared, c.notCommon = map[string]*lang.Program{}, map[string]bool{}
 	for _, d := range p.Derived {
-		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived)}
+		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived), Folded: &c.folded}
 		prog := c.expr(d.Expr, env, "a derived value")
 		if prog == nil {
 			continue
@@ -128,9 +131,9 @@ func (p *Policy) compile() hcl.Diagnostics {
 			continue
 		}
 		d.Prog = prog
-		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog})
+		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog, Memo: len(c.derived) + 1})
 	}
-	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded}
 	for _, r := range p.Rules {
 		for i, name := range r.On {
 			if _, ok := contract.LookupEvent(name); !ok {
@@ -141,7 +144,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	for i := range contract.Events {
 		ev := &contract.Events[i]
 		plan := &Plan{Event: ev, Facts: FactFields(ev)}
-		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded}
 		for _, g := range p.Groups {
 			pg := PlanGroup{Group: g}
 			for _, r := range g.Rules {
@@ -165,7 +168,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 func (c *compileCtx) validateParams() {
 	for i, x := range c.p.Params {
 		for _, v := range x.Validations {
-			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages,
+			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages, Folded: &c.folded,
 				Top: []lang.Binding{{Name: "value", Prog: lang.Constant(c.params[i].Type, c.params[i].Value)}}}
 			prog := c.exprString(v.Condition, v.ConditionRange, env, "a validation condition")
 			if prog == nil {

@@ -64,8 +64,8 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		}
 	case "+", "-", "*", "/", "%", "**", "^":
 		if op == "+" && l.t == String && r.t == String {
-			a, b := l.s, r.s
-			out = cnode{t: String, s: func(f *Frame) string { return a(f) + b(f) }}
+			a, b, src := l.s, r.s, n.String()
+			out = cnode{t: String, s: func(f *Frame) string { return concat(f, src, a(f), b(f)) }}
 			break
 		}
 		if !l.t.Numeric() || !r.t.Numeric() {
@@ -111,9 +111,12 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t != String || r.t != String {
 			return cnode{}, c.errAt(n, "%s needs strings, not %s and %s", op, l.t, r.t)
 		}
-		a, b := l.s, r.s
+		a, b, src := l.s, r.s, n.String()
 		fn := map[string]func(string, string) bool{"contains": strings.Contains, "startsWith": strings.HasPrefix, "endsWith": strings.HasSuffix}[op]
-		out = cnode{t: Bool, b: func(f *Frame) bool { return fn(a(f), b(f)) }}
+		out = cnode{t: Bool, b: func(f *Frame) bool {
+			x, y := a(f), b(f)
+			return f.charge(len(x), src) && fn(x, y)
+		}}
 	case "matches":
 		if l.t != String || r.t != String {
 			return cnode{}, c.errAt(n, "matches needs strings, not %s and %s", l.t, r.t)
@@ -125,8 +128,11 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if err != nil {
 			return cnode{}, c.errAt(n.Right, "bad pattern: %v", err)
 		}
-		a := l.s
-		out = cnode{t: Bool, b: func(f *Frame) bool { return re.MatchString(a(f)) }}
+		a, src := l.s, n.String()
+		out = cnode{t: Bool, b: func(f *Frame) bool {
+			x := a(f)
+			return f.charge(len(x), src) && re.MatchString(x)
+		}}
 	case "??":
 		if l.t != Any {
 			return l, nil
@@ -146,7 +152,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 	default:
 		return cnode{}, c.errAt(n, "operator %s is not supported in policy expressions", op)
 	}
-	return fold(out, l, r)
+	return c.fold(out, l, r)
 }
 
 // enumLiteral rejects a comparison of an enum slot or fact with a string
@@ -252,10 +258,10 @@ func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
 			return cnode{t: Bool, b: func(f *Frame) bool { return mask&(1<<uint(code(f))) != 0 }}, nil
 		}
 		a, b := l.s, r.v
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).StrList(), a(f)) }}, l, r)
+		return c.fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).StrList(), a(f)) }}, l, r)
 	case l.t.Numeric() && r.t == ListNum:
 		a, b := l.n, r.v
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).NumList(), a(f)) }}, l, r)
+		return c.fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).NumList(), a(f)) }}, l, r)
 	}
 	return cnode{}, c.errAt(n, "cannot look for %s in %s", l.t, r.t)
 }
@@ -267,4 +273,16 @@ func logical(and bool, l, r cnode) cnode {
 		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) && b(f) }}
 	}
 	return cnode{t: Bool, b: func(f *Frame) bool { return a(f) || b(f) }}
+}
+
+// concat builds x + y within the value bound and the decision's budget.
+func concat(f *Frame, src, x, y string) string {
+	if len(x)+len(y) > MaxValueBytes {
+		f.failBound("%s: the string would be %d bytes; a value is at most %d", src, len(x)+len(y), MaxValueBytes)
+		return ""
+	}
+	if !f.charge(len(x)+len(y), src) {
+		return ""
+	}
+	return x + y
 }

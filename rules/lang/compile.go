@@ -15,11 +15,28 @@ import (
 	"github.com/expr-lang/expr/parser"
 )
 
-// Bounds on one expression. There are no loops in the language, so a
-// bound on size is a bound on cost.
+// Bounds on one expression's source. They bound the number of operations
+// an expression runs (there are no loops), but not its cost: an operation
+// on strings costs their length, and an expression may name derived values
+// that name others. The cost bounds are the next three.
 const (
 	DefaultMaxBytes = 2048
 	DefaultMaxNodes = 256
+)
+
+// Cost bounds. A derived value is computed at most once per event (see
+// Frame.Memo), so a chain of derived values costs the sum of its parts.
+// Every string an expression builds is at most MaxValueBytes long, checked
+// before it is built; the string work of one decision (bytes built or
+// scanned by +, lower, upper, trim, field, nfields, contains, startsWith,
+// endsWith, matches) is at most MaxWorkBytes; the constants folded while
+// loading one policy hold at most MaxFoldedBytes of strings. Everything
+// else (numbers, bools, reads of facts and slots, string equality, which
+// reads at most MaxValueBytes) costs a step per syntax node.
+const (
+	MaxValueBytes  = 1 << 20
+	MaxWorkBytes   = 16 << 20
+	MaxFoldedBytes = 16 << 20
 )
 
 // Error is a compile error at a byte offset of the expression source.

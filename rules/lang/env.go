@@ -29,6 +29,9 @@ type Const struct {
 type Binding struct {
 	Name string
 	Prog *Program
+	// Memo, when above 0, is the binding's slot in Frame.Memo plus one:
+	// the value is computed once per event however often it is read.
+	Memo int
 }
 
 // Env is everything an expression may name. EventName appears in error
@@ -43,6 +46,10 @@ type Env struct {
 	// NoEvent and NoState forbid the namespaces (param validations see
 	// only params).
 	NoEvent, NoState bool
+	// Folded counts the bytes of strings folded to constants; give every
+	// Env of one policy the same counter so the policy as a whole stays
+	// under MaxFoldedBytes.
+	Folded *int
 
 	rtype reflect.Type
 	cfg   *conf.Config
