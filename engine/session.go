@@ -97,26 +97,30 @@ func (s *Session) runExplained(ev Event, explain *[]Consideration) error {
 	return nil
 }
 
-// run is the common path: per group, the rules the state index allows,
-// first match wins.
+// run is the common path: per group, the rules of the bucket the
+// dispatched fact picks that the state index allows; first match wins.
 func (s *Session) run(ev Event) error {
 	f := &s.frame
 	plan := s.eng.plans[ev.kind]
 	for gi := range plan {
 		g := &plan[gi]
-		cands := g.rules
-		if g.byState != nil {
+		b := &g.buckets[0]
+		if g.lit != nil {
+			b = &g.buckets[g.lit.find(ev.facts)]
+		}
+		cands := b.rules
+		if b.byState != nil {
 			key := 0
-			for _, k := range g.keys {
+			for _, k := range b.keys {
 				key += int(s.state[k.slot].Num) * k.stride
 			}
-			cands = g.byState[key]
+			cands = b.byState[key]
 		}
 		for _, r := range cands {
-			if g.byState == nil && !s.from(r) {
+			if b.byState == nil && !s.from(r) {
 				continue
 			}
-			if w := r.c.When; w != nil && !w.B(f) {
+			if w := r.when; w != nil && !w(f) {
 				if f.Err != nil {
 					return s.fail(ev, r, f.Err)
 				}
@@ -173,13 +177,13 @@ func whenReason(w *lang.Program, f *lang.Frame) string {
 	return "when: " + w.Source + " is false"
 }
 
-// write is one pending slot assignment.
+// write is one pending slot assignment (32 bytes).
 type write struct {
-	slot int
+	slot int32
 	typ  lang.Type
+	b    bool
 	num  float64
 	str  string
-	b    bool
 }
 
 // fire records a rule's targets and assignments (evaluated against the
@@ -187,13 +191,14 @@ type write struct {
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
 	s.writes = append(s.writes, r.to...)
-	for _, a := range r.c.Set {
-		w := write{slot: a.Slot.Index, typ: a.Slot.Type}
-		switch p := a.Prog; {
+	for i := range r.sets {
+		a := &r.sets[i]
+		w := write{slot: a.slot, typ: a.typ}
+		switch p := a.prog; {
 		case p.N != nil:
 			w.num = p.N(f)
 			if math.IsNaN(w.num) || math.IsInf(w.num, 0) {
-				return fmt.Errorf("set %s = %s: the value is %v; a slot holds finite numbers only", a.Slot.Name, p.Source, w.num)
+				return fmt.Errorf("set %s = %s: the value is %v; a slot holds finite numbers only", a.name, p.Source, w.num)
 			}
 		case p.S != nil:
 			w.str = p.S(f)

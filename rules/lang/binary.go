@@ -190,21 +190,41 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 		if l.code == nil && r.code != nil {
 			l, r = r, l
 		}
+		if l.k == nil && r.k != nil && l.ref == nil && r.ref != nil {
+			l, r = r, l
+		}
 		if l.code != nil && r.k != nil {
-			want := float64(slices.Index(l.enum, r.k.Str))
+			code := slices.Index(l.enum, r.k.Str)
+			want := float64(code)
 			i := l.ref.index
 			if l.ref.event {
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Num == want }}, nil
+				return cnode{t: Bool, lit: &Lit{Fact: i, Enum: true, Code: code, Str: r.k.Str}, b: func(f *Frame) bool { return f.Event[i].Num == want }}, nil
 			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Num == want }}, nil
 		}
 		if l.ref != nil && r.ref != nil && l.code == nil && r.code == nil {
-			a, b := *l.ref, *r.ref
-			return cnode{t: Bool, b: func(f *Frame) bool { return a.values(f)[a.index].Str == b.values(f)[b.index].Str }}, nil
+			i, j := l.ref.index, r.ref.index
+			switch {
+			case l.ref.event && r.ref.event:
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Str == f.Event[j].Str }}, nil
+			case l.ref.event:
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Str == f.State[j].Str }}, nil
+			case r.ref.event:
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.Event[j].Str }}, nil
+			}
+			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.State[j].Str }}, nil
 		}
 		a, b := l.s, r.s
 		if r.k != nil {
 			k := r.k.Str
+			if l.ref != nil && l.code == nil {
+				// One closure reads the fact or slot and compares.
+				i := l.ref.index
+				if l.ref.event {
+					return cnode{t: Bool, lit: &Lit{Fact: i, Str: k}, b: func(f *Frame) bool { return f.Event[i].Str == k }}, nil
+				}
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == k }}, nil
+			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == k }}, nil
 		}
 		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil

@@ -18,6 +18,7 @@ type cnode struct {
 	// ref is set when the node reads one fact or slot, so an operator can
 	// read it in place instead of calling the node's closure.
 	ref *fieldRef
+	lit *Lit // see Program.Lit
 	b   func(*Frame) bool
 	n   func(*Frame) float64
 	s   func(*Frame) string
@@ -25,7 +26,7 @@ type cnode struct {
 }
 
 func (n cnode) program(src string) *Program {
-	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v}
+	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v, Lit: n.lit}
 }
 
 func constant(t Type, v Value) cnode {
@@ -287,6 +288,14 @@ func (c *compiler) unary(n *ast.UnaryNode) (cnode, error) {
 	case "!", "not":
 		if x.t != Bool {
 			return cnode{}, c.errAt(n, "%s needs a bool, not %s", n.Operator, x.t)
+		}
+		if r := x.ref; r != nil {
+			// One closure reads the fact or slot and negates it.
+			i := r.index
+			if r.event {
+				return cnode{t: Bool, b: func(f *Frame) bool { return !f.Event[i].Bool }}, nil
+			}
+			return cnode{t: Bool, b: func(f *Frame) bool { return !f.State[i].Bool }}, nil
 		}
 		b := x.b
 		return c.fold(cnode{t: Bool, b: func(f *Frame) bool { return !b(f) }}, x)

@@ -64,10 +64,23 @@ type Program struct {
 	N     func(*Frame) float64
 	S     func(*Frame) string
 	V     func(*Frame) Value
+	// Lit is set when the program is `event.FACT == 'literal'`, so a rule
+	// index can dispatch on the fact instead of testing it rule by rule.
+	Lit *Lit
 	// Parts are the top-level conjuncts of a boolean `a && b && …`, each
 	// with its own text, so an explanation can name the first that was
 	// false.
 	Parts []*Program
+}
+
+// Lit is an equality of an event's string fact with a literal: Fact is
+// the fact's index; for an enum fact Code is the literal's index in the
+// enum, otherwise Str is the literal.
+type Lit struct {
+	Fact int
+	Enum bool
+	Code int
+	Str  string
 }
 
 // Eval returns the program's value as a Value.
