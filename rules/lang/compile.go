@@ -144,22 +144,29 @@ func conjuncts(n ast.Node) []ast.Node {
 	return []ast.Node{n}
 }
 
-// config returns the checker configuration of env, built once: the
-// environment's struct type and the functions.
+// config returns the checker configuration of env: the environment's
+// struct type and the functions, built once per process for each shape of
+// environment (see typeCache).
 func config(env *Env) *conf.Config {
 	if env.cfg != nil {
+		return env.cfg
+	}
+	t, key := env.checkerType()
+	if c, ok := cfgCache.Load(key); ok {
+		env.cfg = c.(*conf.Config)
 		return env.cfg
 	}
 	cfg := conf.CreateNew()
 	cfg.MaxNodes = DefaultMaxNodes
 	opts := []expr.Option{
-		expr.Env(reflect.New(env.checkerType()).Elem().Interface()),
+		expr.Env(reflect.New(t).Elem().Interface()),
 		expr.Function("field", func(p ...any) (any, error) { return nil, nil }, new(func(string, int) string)),
 		expr.Function("nfields", func(p ...any) (any, error) { return nil, nil }, new(func(string) int)),
 	}
 	for _, o := range opts {
 		o(cfg)
 	}
+	cfgCache.Store(key, cfg)
 	env.cfg = cfg
 	return cfg
 }

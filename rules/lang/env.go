@@ -1,11 +1,13 @@
 package lang
 
 import (
-	"fmt"
-
-	"github.com/expr-lang/expr/conf"
 	"reflect"
 	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr/conf"
 )
 
 // Field is a fact or a state slot read from the frame by index.
@@ -52,6 +54,7 @@ type Env struct {
 	Folded *int
 
 	rtype reflect.Type
+	rkey  string
 	cfg   *conf.Config
 }
 
@@ -146,27 +149,52 @@ func goType(t Type) reflect.Type {
 	return reflect.TypeOf((*any)(nil)).Elem()
 }
 
-// structOf builds a Go struct type with expr tags so that expr's checker
-// sees the names and their types.
-func structOf(names []string, types []Type) reflect.Type {
+// The checker's view of an environment is only types, so the types and
+// checker configurations are kept for the life of the process, keyed by
+// the names and types they hold: each event kind's facts, and a policy's
+// slots, params and messages, are built into types once, however many
+// expressions, event kinds, derived values and loads use them.
+var (
+	typeCache sync.Map // signature → reflect.Type
+	cfgCache  sync.Map // signature → *conf.Config
+)
+
+// structOf builds (or finds) a Go struct type with expr tags so that
+// expr's checker sees the names and their types; key is its signature.
+func structOf(names []string, types []Type) (reflect.Type, string) {
+	var b strings.Builder
+	for i, n := range names {
+		b.WriteString(n)
+		b.WriteByte(':')
+		b.WriteByte('0' + byte(types[i]))
+		b.WriteByte(',')
+	}
+	key := b.String()
+	if t, ok := typeCache.Load(key); ok {
+		return t.(reflect.Type), key
+	}
 	fields := make([]reflect.StructField, len(names))
 	for i, n := range names {
 		fields[i] = reflect.StructField{
-			Name: fmt.Sprintf("F%d", i),
+			Name: "F" + strconv.Itoa(i),
 			Type: goType(types[i]),
-			Tag:  reflect.StructTag(fmt.Sprintf(`expr:%q`, n)),
+			Tag:  reflect.StructTag(`expr:` + strconv.Quote(n)),
 		}
 	}
-	return reflect.StructOf(fields)
+	t := reflect.StructOf(fields)
+	typeCache.Store(key, t)
+	return t, key
 }
 
-// checkerType is the struct the expr checker sees as the environment.
-func (e *Env) checkerType() reflect.Type {
+// checkerType is the struct the expr checker sees as the environment, and
+// its signature.
+func (e *Env) checkerType() (reflect.Type, string) {
 	if e.rtype != nil {
-		return e.rtype
+		return e.rtype, e.rkey
 	}
 	var names []string
 	var types []reflect.Type
+	var key strings.Builder
 	add := func(name string, fs []Field, cs []Const) {
 		var n []string
 		var t []Type
@@ -176,7 +204,9 @@ func (e *Env) checkerType() reflect.Type {
 		for _, c := range cs {
 			n, t = append(n, c.Name), append(t, c.Type)
 		}
-		names, types = append(names, name), append(types, structOf(n, t))
+		st, k := structOf(n, t)
+		names, types = append(names, name), append(types, st)
+		key.WriteString(name + "{" + k + "}")
 	}
 	if !e.NoEvent {
 		add(nsEvent, e.Event, nil)
@@ -188,15 +218,22 @@ func (e *Env) checkerType() reflect.Type {
 	add(nsMessage, nil, e.Messages)
 	for _, b := range e.Top {
 		names, types = append(names, b.Name), append(types, goType(b.Prog.Type))
+		key.WriteString(b.Name + ":" + string('0'+byte(b.Prog.Type)) + ",")
+	}
+	e.rkey = key.String()
+	if t, ok := typeCache.Load(e.rkey); ok {
+		e.rtype = t.(reflect.Type)
+		return e.rtype, e.rkey
 	}
 	fields := make([]reflect.StructField, len(names))
 	for i := range names {
 		fields[i] = reflect.StructField{
-			Name: fmt.Sprintf("F%d", i),
+			Name: "F" + strconv.Itoa(i),
 			Type: types[i],
-			Tag:  reflect.StructTag(fmt.Sprintf(`expr:%q`, names[i])),
+			Tag:  reflect.StructTag(`expr:` + strconv.Quote(names[i])),
 		}
 	}
 	e.rtype = reflect.StructOf(fields)
-	return e.rtype
+	typeCache.Store(e.rkey, e.rtype)
+	return e.rtype, e.rkey
 }
