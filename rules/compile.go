@@ -85,6 +85,7 @@ type compileCtx struct {
 	// folded counts the string bytes folded to constants in the whole
 	// policy (lang.MaxFoldedBytes).
 	folded int
+	trees  lang.Trees
 }
 
 func (c *compileCtx) add(d *hcl.Diagnostic) {
@@ -121,7 +122,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	commonFacts := FactFields(common)
 	c.shared, c.notCommon = map[string]*lang.Program{}, map[string]bool{}
 	for _, d := range p.Derived {
-		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived), Folded: &c.folded}
+		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived), Folded: &c.folded, Trees: &c.trees}
 		prog := c.expr(d.Expr, env, "a derived value")
 		if prog == nil {
 			continue
@@ -133,7 +134,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 		d.Prog = prog
 		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog, Memo: len(c.derived) + 1})
 	}
-	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded}
+	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 	for _, r := range p.Rules {
 		for i, name := range r.On {
 			if _, ok := contract.LookupEvent(name); !ok {
@@ -144,7 +145,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	for i := range contract.Events {
 		ev := &contract.Events[i]
 		plan := &Plan{Event: ev, Facts: FactFields(ev)}
-		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded}
+		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 		for _, g := range p.Groups {
 			pg := PlanGroup{Group: g}
 			for _, r := range g.Rules {
@@ -168,7 +169,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 func (c *compileCtx) validateParams() {
 	for i, x := range c.p.Params {
 		for _, v := range x.Validations {
-			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages, Folded: &c.folded,
+			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages, Folded: &c.folded, Trees: &c.trees,
 				Top: []lang.Binding{{Name: "value", Prog: lang.Constant(c.params[i].Type, c.params[i].Value)}}}
 			prog := c.exprString(v.Condition, v.ConditionRange, env, "a validation condition")
 			if prog == nil {

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -64,7 +65,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		}
 	case "+", "-", "*", "/", "%", "**", "^":
 		if op == "+" && l.t == String && r.t == String {
-			a, b, src := l.s, r.s, n.String()
+			a, b, src := l.s, r.s, n
 			out = cnode{t: String, s: func(f *Frame) string { return concat(f, src, a(f), b(f)) }}
 			break
 		}
@@ -75,7 +76,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t == Float || r.t == Float || op == "/" || op == "**" || op == "^" {
 			t = Float
 		}
-		a, b, src := l.n, r.n, n.String()
+		a, b, src := l.n, r.n, n
 		switch op {
 		case "+":
 			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) + b(f) }}
@@ -111,7 +112,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t != String || r.t != String {
 			return cnode{}, c.errAt(n, "%s needs strings, not %s and %s", op, l.t, r.t)
 		}
-		a, b, src := l.s, r.s, n.String()
+		a, b, src := l.s, r.s, n
 		fn := map[string]func(string, string) bool{"contains": strings.Contains, "startsWith": strings.HasPrefix, "endsWith": strings.HasSuffix}[op]
 		out = cnode{t: Bool, b: func(f *Frame) bool {
 			x, y := a(f), b(f)
@@ -128,7 +129,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if err != nil {
 			return cnode{}, c.errAt(n.Right, "bad pattern: %v", err)
 		}
-		a, src := l.s, n.String()
+		a, src := l.s, n
 		out = cnode{t: Bool, b: func(f *Frame) bool {
 			x := a(f)
 			return f.charge(len(x), src) && re.MatchString(x)
@@ -296,7 +297,7 @@ func logical(and bool, l, r cnode) cnode {
 }
 
 // concat builds x + y within the value bound and the decision's budget.
-func concat(f *Frame, src, x, y string) string {
+func concat(f *Frame, src fmt.Stringer, x, y string) string {
 	if len(x)+len(y) > MaxValueBytes {
 		f.failBound("%s: the string would be %d bytes; a value is at most %d", src, len(x)+len(y), MaxValueBytes)
 		return ""

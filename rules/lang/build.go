@@ -197,7 +197,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 		if idx.t != Int {
 			return cnode{}, c.errAt(n.Property, "a list index must be an int, not %s", idx.t)
 		}
-		get, at, src := base.v, idx.n, n.String()
+		get, at, src := base.v, idx.n, n
 		pos := func(f *Frame, l int) int {
 			i := int(at(f))
 			if i < 0 {

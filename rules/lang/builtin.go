@@ -84,7 +84,7 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 		if len(xs) != 1 {
 			return cnode{}, c.errAt(n, "%s takes 1 argument", name)
 		}
-		x, src := xs[0], args[0].String()
+		x, src := xs[0], args[0]
 		t := Int
 		if name == "float" {
 			t = Float
@@ -132,7 +132,7 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 		if err := want(1, String); err != nil {
 			return cnode{}, err
 		}
-		g, src := xs[0].s, n.String()
+		g, src := xs[0].s, n
 		fn := map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper, "trim": strings.TrimSpace}[name]
 		out = cnode{t: String, s: func(f *Frame) string {
 			x := g(f)
@@ -151,7 +151,7 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 		if err := want(2, String, Int); err != nil {
 			return cnode{}, err
 		}
-		s, i, src := xs[0].s, xs[1].n, n.String()
+		s, i, src := xs[0].s, xs[1].n, n
 		out = cnode{t: String, s: func(f *Frame) string {
 			x := s(f)
 			if !f.charge(len(x), src) {
@@ -163,7 +163,7 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 		if err := want(1, String); err != nil {
 			return cnode{}, err
 		}
-		s, src := xs[0].s, n.String()
+		s, src := xs[0].s, n
 		out = cnode{t: Int, n: func(f *Frame) float64 {
 			x := s(f)
 			if !f.charge(len(x), src) {

@@ -105,9 +105,14 @@ func Compile(src string, env *Env) (*Program, error) {
 		return nil, &Error{Length: 1, Whole: true, Msg: "expression is empty"}
 	}
 	cfg := config(env)
-	tree, err := parser.ParseWithConfig(src, cfg)
-	if err != nil {
-		return nil, exprError(src, err)
+	tree := env.Trees.get(src)
+	if tree == nil {
+		t, err := parser.ParseWithConfig(src, cfg)
+		if err != nil {
+			return nil, exprError(src, err)
+		}
+		tree = t
+		env.Trees.put(src, tree)
 	}
 	c := &compiler{src: src, env: env}
 	if err := c.names(tree.Node); err != nil {
@@ -134,6 +139,30 @@ func Compile(src string, env *Env) (*Program, error) {
 		}
 	}
 	return p, nil
+}
+
+// Trees keeps parsed expressions by source for one policy load: a rule's
+// guard is compiled once for each event kind it is on, and parsing is the
+// larger part of compiling. Parsing does not depend on the environment
+// (every Env has the same functions), and neither the checker nor the
+// compiler changes what the parser built, so one tree serves every Env.
+type Trees struct{ m map[string]*parser.Tree }
+
+func (t *Trees) get(src string) *parser.Tree {
+	if t == nil {
+		return nil
+	}
+	return t.m[src]
+}
+
+func (t *Trees) put(src string, tree *parser.Tree) {
+	if t == nil {
+		return
+	}
+	if t.m == nil {
+		t.m = map[string]*parser.Tree{}
+	}
+	t.m[src] = tree
 }
 
 // conjuncts flattens a chain of && into its operands, left to right.

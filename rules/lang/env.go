@@ -52,6 +52,9 @@ type Env struct {
 	// Env of one policy the same counter so the policy as a whole stays
 	// under MaxFoldedBytes.
 	Folded *int
+	// Trees, when set, shares parsed expressions between the Envs of one
+	// policy load.
+	Trees *Trees
 
 	rtype reflect.Type
 	rkey  string

@@ -135,7 +135,7 @@ func (f *Frame) failBound(format string, args ...any) {
 // charge counts n bytes of string work done by the expression src; it
 // reports false, failing the frame, when the decision is over its budget
 // (or already failed), so the caller builds nothing more.
-func (f *Frame) charge(n int, src string) bool {
+func (f *Frame) charge(n int, src fmt.Stringer) bool {
 	f.Work += n
 	if f.Work > MaxWorkBytes {
 		f.failBound("%s: the decision exceeds its work budget of %d MiB of string operations", src, MaxWorkBytes>>20)
