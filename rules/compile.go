@@ -439,6 +439,12 @@ func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what s
 		if p, ok := c.shared[src]; ok {
 			return p
 		}
+		if readsOwnFact(src) {
+			// It cannot compile on the common facts: skip the attempt and
+			// the diagnostic it would build.
+			c.notCommon[src] = true
+			return c.exprString(src, rng, env, what)
+		}
 		if p, err := lang.Compile(src, c.common); err == nil {
 			c.shared[src] = p
 			return p
@@ -460,6 +466,41 @@ func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what s
 		return nil
 	}
 	return prog
+}
+
+// commonFacts are the names of the facts every event carries.
+var commonFacts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range (&contract.Event{}).AllFacts() {
+		m[f.Name] = true
+	}
+	return m
+}()
+
+// readsOwnFact reports whether src names event.X for a fact X that not
+// every event has. It reads the text, not the syntax: a false answer only
+// costs a compile attempt, a true one inside a string literal only costs
+// sharing the program between events.
+func readsOwnFact(src string) bool {
+	for i := 0; ; {
+		j := strings.Index(src[i:], "event.")
+		if j < 0 {
+			return false
+		}
+		start := i + j + len("event.")
+		end := start
+		for end < len(src) && (src[end] == '_' || src[end] >= 'a' && src[end] <= 'z' || src[end] >= 'A' && src[end] <= 'Z' || src[end] >= '0' && src[end] <= '9') {
+			end++
+		}
+		if end > start && !commonFacts[src[start:end]] && (i+j == 0 || !isIdentByte(src[i+j-1])) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // mapOffset finds where a byte offset of an expression string lies in the
