@@ -20,25 +20,27 @@ type Session struct {
 	writes []write
 	frame  lang.Frame
 	// buffers reused by every decision
-	rules   []string
-	effects []Effect
+	rules    []string
+	effects  []Effect
+	decision Decision
 }
 
-// Decide evaluates one event. The decision's slices are reused by the next
-// Decide; Clone it to keep it. On error the state is unchanged.
-func (s *Session) Decide(ev Event) (Decision, error) {
+// Decide evaluates one event. The decision, and its slices, belong to the
+// session and are reused by the next Decide (no copy is made); Clone it to
+// keep it. On error the state is unchanged and the decision is nil.
+func (s *Session) Decide(ev Event) (*Decision, error) {
 	return s.decide(ev, nil)
 }
 
 // DecideExplain is Decide with an explanation of every rule considered.
-func (s *Session) DecideExplain(ev Event) (Decision, error) {
+func (s *Session) DecideExplain(ev Event) (*Decision, error) {
 	ex := []Consideration{}
 	return s.decide(ev, &ex)
 }
 
-func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
+func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) {
 	if ev.def == nil {
-		return Decision{}, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
+		return nil, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
 	f := &s.frame
 	f.Begin(ev.facts, s.state)
@@ -50,10 +52,11 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 		err = s.runExplained(ev, explain)
 	}
 	if err != nil {
-		return Decision{}, err
+		return nil, err
 	}
 	s.apply()
-	d := Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}
+	d := &s.decision
+	d.Event, d.Rules, d.Effects, d.Explain = ev.def.Name, s.rules, s.effects, nil
 	if explain != nil {
 		d.Explain = *explain
 	}

@@ -114,7 +114,7 @@ func (s *Server) decide(params json.RawMessage) (json.RawMessage, *Error) {
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "event: %v", err)
 	}
-	var d engine.Decision
+	var d *engine.Decision
 	if p.Explain {
 		d, err = ss.DecideExplain(e)
 	} else {
