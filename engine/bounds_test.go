@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resetpolicy/resetpolicy/engine"
 )
 
 // A policy can make one decision expensive only up to fixed bounds: these
@@ -27,8 +29,20 @@ func chainPolicy(n int) string {
 
 func TestDerivedChainCostsTheSumOfItsParts(t *testing.T) {
 	s := load(t, chainPolicy(60)).NewSession()
+	ev := event(t, `{"event":"request","tokens":7}`)
 	start := time.Now()
-	d, err := s.Decide(event(t, `{"event":"request","tokens":7}`))
+	var (
+		d    *engine.Decision
+		err  error
+		done = make(chan struct{})
+	)
+	// Computed naively this never ends: fail instead of hanging.
+	go func() { d, err = s.Decide(ev); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a 60-level derived chain did not finish in 10 s: derived values are not memoised")
+	}
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +50,7 @@ func TestDerivedChainCostsTheSumOfItsParts(t *testing.T) {
 	if len(d.Rules) != 1 || s.State()["seen"] != 7.0 {
 		t.Fatalf("rules %v, state %v", d.Rules, s.State())
 	}
-	if took > 50*time.Millisecond {
+	if took > 250*time.Millisecond {
 		t.Errorf("a 60-level derived chain took %v; memoised it is 60 evaluations", took)
 	}
 }
@@ -74,7 +88,7 @@ func TestStringDoublingStopsAtTheValueBound(t *testing.T) {
 		!strings.Contains(err.Error(), "a value is at most 1048576") || !strings.Contains(err.Error(), "the state is unchanged") {
 		t.Fatalf("err = %v", err)
 	}
-	if took > 200*time.Millisecond {
+	if took > time.Second {
 		t.Errorf("string doubling over a 100 KB fact took %v", took)
 	}
 	if after := string(s.Snapshot()); after != before {
@@ -99,7 +113,7 @@ func TestWorkBudgetNamesTheRuleAndExpression(t *testing.T) {
 	if _, e := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "rule r"):], "rule r%d", &rule); e != nil || rule < 6 || rule > 11 {
 		t.Errorf("the budget should run out near rule 8: %v", err)
 	}
-	if took > time.Second {
+	if took > 2*time.Second {
 		t.Errorf("the work budget let a decision run %v", took)
 	}
 	if after := string(s.Snapshot()); after != before {
