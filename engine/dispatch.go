@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
@@ -53,33 +55,68 @@ func firstLit(w *lang.Program) *lang.Lit {
 	return w.Lit
 }
 
-// rest is the guard without its first conjunct, or nil when nothing is
-// left.
-func rest(w *lang.Program) func(*lang.Frame) bool {
-	if len(w.Parts) < 2 {
+// conjuncts returns a guard's top-level conjuncts (the guard itself when
+// it is not an &&), or nil for no guard.
+func conjuncts(w *lang.Program) []*lang.Program {
+	switch {
+	case w == nil:
 		return nil
+	case len(w.Parts) > 0:
+		return w.Parts
 	}
-	parts := make([]func(*lang.Frame) bool, len(w.Parts)-1)
-	for i, p := range w.Parts[1:] {
-		parts[i] = p.B
+	return []*lang.Program{w}
+}
+
+// and is the conjunction of parts, in order, or nil when there are none.
+func and(parts []*lang.Program) func(*lang.Frame) bool {
+	fs := make([]func(*lang.Frame) bool, len(parts))
+	for i, p := range parts {
+		fs[i] = p.B
 	}
-	switch len(parts) {
+	switch len(fs) {
+	case 0:
+		return nil
 	case 1:
-		return parts[0]
+		return fs[0]
 	case 2:
-		a, b := parts[0], parts[1]
+		a, b := fs[0], fs[1]
 		return func(f *lang.Frame) bool { return a(f) && b(f) }
 	case 3:
-		a, b, c := parts[0], parts[1], parts[2]
+		a, b, c := fs[0], fs[1], fs[2]
 		return func(f *lang.Frame) bool { return a(f) && b(f) && c(f) }
 	}
 	return func(f *lang.Frame) bool {
-		for _, p := range parts {
+		for _, p := range fs {
 			if !p(f) {
 				return false
 			}
 		}
 		return true
+	}
+}
+
+// hoist tests once per bucket a first conjunct that every rule of the
+// bucket starts its guard with (`event.enabled && …` in every rule of a
+// group): the rules keep the rest. It is tested only when some rule is a
+// candidate, and first, exactly where the first candidate would have tested
+// it, so errors and results are those of testing it rule by rule.
+func (b *bucket) hoist() {
+	if len(b.rules) < 2 {
+		return
+	}
+	first := ""
+	for _, r := range b.rules {
+		if len(r.parts) == 0 || (first != "" && r.parts[0].Source != first) {
+			return
+		}
+		first = r.parts[0].Source
+	}
+	b.pre = b.rules[0].parts[0].B
+	for i, r := range b.rules {
+		c := *r
+		c.parts = r.parts[1:]
+		c.when = and(c.parts)
+		b.rules[i] = &c
 	}
 }
 
@@ -99,7 +136,8 @@ func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
 		}
 	}
 	if best < 0 {
-		b := bucket{rules: g.rules}
+		b := bucket{rules: slices.Clone(g.rules)}
+		b.hoist()
 		b.index(p)
 		g.buckets = []bucket{b}
 		return
@@ -122,7 +160,8 @@ func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
 	g.buckets = make([]bucket, len(values)+1)
 	for _, r := range g.rules {
 		if r.lit != nil && r.lit.Fact == best {
-			r.when = rest(r.c.When)
+			r.parts = r.parts[1:]
+			r.when = and(r.parts)
 			id := ids[r.lit.Str]
 			g.buckets[id].rules = append(g.buckets[id].rules, r)
 			continue
@@ -151,6 +190,7 @@ func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
 	}
 	g.lit = x
 	for i := range g.buckets {
+		g.buckets[i].hoist()
 		g.buckets[i].index(p)
 	}
 }

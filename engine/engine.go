@@ -28,6 +28,9 @@ type group struct {
 // bucket is a list of candidate rules with its state index.
 type bucket struct {
 	rules []*rule
+	// pre, when set, is the first conjunct of every rule's guard, tested
+	// once for the bucket (see hoist).
+	pre func(*lang.Frame) bool
 	// byState indexes the rules by the values of the enum slots their
 	// `from` clauses read: byState[key] lists, in file order, the rules
 	// whose from matches, where key mixes the slots' indexes by stride.
@@ -52,8 +55,9 @@ type rule struct {
 	// when is the guard left to test once the rule's bucket is chosen:
 	// the whole guard, or the conjuncts after the literal the group
 	// dispatches on; nil when nothing is left.
-	when func(*lang.Frame) bool
-	lit  *lang.Lit
+	when  func(*lang.Frame) bool
+	parts []*lang.Program // the conjuncts when is made of
+	lit   *lang.Lit
 	// from, to and sets are the rule's state match, targets and
 	// assignments laid flat, so a decision follows no pointers to check or
 	// apply them.
@@ -94,6 +98,7 @@ func New(p *rules.Policy) *Engine {
 				r := &rule{c: cr, name: cr.Rule.Name}
 				if cr.When != nil {
 					r.when = cr.When.B
+					r.parts = conjuncts(cr.When)
 					r.lit = firstLit(cr.When)
 				}
 				for _, m := range cr.From {

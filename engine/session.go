@@ -119,6 +119,12 @@ func (s *Session) run(ev Event) error {
 			}
 			cands = b.byState[key]
 		}
+		if b.pre != nil && len(cands) > 0 && !b.pre(f) {
+			if f.Err != nil {
+				return s.fail(ev, cands[0], f.Err)
+			}
+			continue
+		}
 		for _, r := range cands {
 			if b.byState == nil && !s.from(r) {
 				continue
