@@ -132,7 +132,13 @@ func (p *Policy) compile() hcl.Diagnostics {
 			continue
 		}
 		d.Prog = prog
-		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog, Memo: len(c.derived) + 1})
+		// A light derived value is computed where it is read; a heavy one
+		// once per event, in its memo slot (slot i+1 for the i-th value).
+		memo := 0
+		if prog.Weight > lang.InlineWeight {
+			memo = len(c.derived) + 1
+		}
+		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog, Memo: memo})
 	}
 	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 	for _, r := range p.Rules {

@@ -67,6 +67,9 @@ type Program struct {
 	// Lit is set when the program is `event.FACT == 'literal'`, so a rule
 	// index can dispatch on the fact instead of testing it rule by rule.
 	Lit *Lit
+	// Weight is the number of syntax nodes the program runs, counting the
+	// derived values it computes inline (see InlineWeight).
+	Weight int
 	// Parts are the top-level conjuncts of a boolean `a && b && …`, each
 	// with its own text, so an explanation can name the first that was
 	// false.
@@ -126,6 +129,7 @@ func Compile(src string, env *Env) (*Program, error) {
 		return nil, err
 	}
 	p := n.program(src)
+	p.Weight = c.weight(tree.Node)
 	if p.Type == Bool {
 		for _, part := range conjuncts(tree.Node) {
 			if part == tree.Node {
@@ -139,6 +143,30 @@ func Compile(src string, env *Env) (*Program, error) {
 		}
 	}
 	return p, nil
+}
+
+// InlineWeight is the heaviest derived value worth computing again at
+// each reference rather than keeping in the frame: below it, a memo's
+// bookkeeping costs more than the value. A derived value that is inlined
+// costs at most InlineWeight steps per reference, and one heavier is
+// computed once per event, so no chain of derived values grows past a
+// policy's size times InlineWeight.
+const InlineWeight = 32
+
+// weight counts n's syntax nodes, with the weight of each derived value it
+// computes inline.
+func (c *compiler) weight(n ast.Node) int {
+	if id, ok := n.(*ast.IdentifierNode); ok {
+		if b, ok := c.env.top(id.Value); ok && b.Memo <= 0 && b.Prog.Const == nil {
+			return 1 + b.Prog.Weight
+		}
+		return 1
+	}
+	w := 1
+	for _, child := range children(n) {
+		w += c.weight(child)
+	}
+	return w
 }
 
 // Trees keeps parsed expressions by source for one policy load: a rule's
