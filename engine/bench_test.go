@@ -79,3 +79,13 @@ func BenchmarkLoadWipeMemory(b *testing.B) {
 		}
 	}
 }
+
+type (
+	engineEvent   = engine.Event
+	engineSession = engine.Session
+)
+
+func wipeMemorySource() (string, bool) {
+	src, ok := policies.Source("wipe_memory")
+	return string(src.Bytes), ok
+}

@@ -41,8 +41,8 @@ type Consideration struct {
 }
 
 // Clone copies a decision so it outlives the next Decide.
-func (d Decision) Clone() Decision {
-	out := Decision{Event: d.Event}
+func (d *Decision) Clone() *Decision {
+	out := &Decision{Event: d.Event}
 	out.Rules = append([]string{}, d.Rules...)
 	out.Effects = make([]Effect, len(d.Effects))
 	for i, e := range d.Effects {

@@ -15,7 +15,22 @@ type Engine struct {
 
 type group struct {
 	name  string
+	rules []*rule // every candidate, in file order (explanations)
+	// lit, when set, dispatches on one string fact that the rules' guards
+	// compare with literals first (`event.name == 'wipe_memory' && …`):
+	// the fact's value picks a bucket holding, in file order, the rules
+	// for that value and the rules that do not test the fact. A decision
+	// then neither scans the other values' rules nor tests the equality.
+	lit     *litIndex
+	buckets []bucket // one bucket when lit is nil
+}
+
+// bucket is a list of candidate rules with its state index.
+type bucket struct {
 	rules []*rule
+	// pre, when set, is the first conjunct of every rule's guard, tested
+	// once for the bucket (see hoist).
+	pre func(*lang.Frame) bool
 	// byState indexes the rules by the values of the enum slots their
 	// `from` clauses read: byState[key] lists, in file order, the rules
 	// whose from matches, where key mixes the slots' indexes by stride.
@@ -29,7 +44,7 @@ type stateKey struct {
 	slot, stride int
 }
 
-// maxStateTable bounds a group's state index.
+// maxStateTable bounds a bucket's state index.
 const maxStateTable = 4096
 
 // rule is a compiled rule with the effects that need no evaluation built
@@ -37,11 +52,26 @@ const maxStateTable = 4096
 type rule struct {
 	c    *rules.CompiledRule
 	name string
-	// from and to are the rule's state match and targets laid flat, so a
-	// decision follows no pointers to check or apply them.
+	// when is the guard left to test once the rule's bucket is chosen:
+	// the whole guard, or the conjuncts after the literal the group
+	// dispatches on; nil when nothing is left.
+	when  func(*lang.Frame) bool
+	parts []*lang.Program // the conjuncts when is made of
+	lit   *lang.Lit
+	// from, to and sets are the rule's state match, targets and
+	// assignments laid flat, so a decision follows no pointers to check or
+	// apply them.
 	from    []fromCheck
 	to      []write
+	sets    []set
 	effects []effect
+}
+
+type set struct {
+	slot int32
+	typ  lang.Type
+	name string
+	prog *lang.Program
 }
 
 type fromCheck struct {
@@ -66,11 +96,19 @@ func New(p *rules.Policy) *Engine {
 			g := group{name: pg.Group.Name}
 			for _, cr := range pg.Rules {
 				r := &rule{c: cr, name: cr.Rule.Name}
+				if cr.When != nil {
+					r.when = cr.When.B
+					r.parts = conjuncts(cr.When)
+					r.lit = firstLit(cr.When)
+				}
 				for _, m := range cr.From {
 					r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
 				}
 				for _, t := range cr.To {
-					r.to = append(r.to, write{slot: t.Slot.Index, typ: lang.Int, num: t.Value.Num})
+					r.to = append(r.to, write{slot: int32(t.Slot.Index), typ: lang.Int, num: t.Value.Num})
+				}
+				for _, a := range cr.Set {
+					r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
 				}
 				for i := range cr.Effects {
 					ce := &cr.Effects[i]
@@ -88,7 +126,7 @@ func New(p *rules.Policy) *Engine {
 			if len(g.rules) == 0 {
 				continue // a group with nothing to say on this event costs nothing
 			}
-			g.index(p)
+			g.dispatch(p, plan)
 			groups = append(groups, g)
 		}
 		e.plans = append(e.plans, groups)
@@ -102,39 +140,40 @@ func (e *Engine) Policy() *rules.Policy { return e.policy }
 // NewSession starts a session in the policy's initial state.
 func (e *Engine) NewSession() *Session {
 	s := &Session{eng: e, state: make([]lang.Value, len(e.initial))}
+	s.frame.Memo = make([]lang.Memo, len(e.policy.Derived))
 	copy(s.state, e.initial)
 	return s
 }
 
-// index builds the group's state index.
-func (g *group) index(p *rules.Policy) {
+// index builds the bucket's state index.
+func (b *bucket) index(p *rules.Policy) {
 	seen := map[int]bool{}
 	size := 1
-	for _, r := range g.rules {
+	for _, r := range b.rules {
 		for _, f := range r.from {
 			if seen[f.slot] {
 				continue
 			}
 			seen[f.slot] = true
 			n := len(p.Slots[f.slot].Enum)
-			g.keys = append(g.keys, stateKey{slot: f.slot, stride: size})
+			b.keys = append(b.keys, stateKey{slot: f.slot, stride: size})
 			size *= n
 			if size > maxStateTable {
-				g.keys = nil
+				b.keys = nil
 				return
 			}
 		}
 	}
-	if len(g.keys) == 0 {
+	if len(b.keys) == 0 {
 		return
 	}
-	g.byState = make([][]*rule, size)
+	b.byState = make([][]*rule, size)
 	codes := make([]int, len(p.Slots))
 	for key := 0; key < size; key++ {
-		for _, k := range g.keys {
+		for _, k := range b.keys {
 			codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
 		}
-		for _, r := range g.rules {
+		for _, r := range b.rules {
 			ok := true
 			for _, f := range r.from {
 				if f.mask&(1<<uint(codes[f.slot])) == 0 {
@@ -143,7 +182,7 @@ func (g *group) index(p *rules.Policy) {
 				}
 			}
 			if ok {
-				g.byState[key] = append(g.byState[key], r)
+				b.byState[key] = append(b.byState[key], r)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -19,28 +20,30 @@ type Session struct {
 	writes []write
 	frame  lang.Frame
 	// buffers reused by every decision
-	rules   []string
-	effects []Effect
+	rules    []string
+	effects  []Effect
+	decision Decision
 }
 
-// Decide evaluates one event. The decision's slices are reused by the next
-// Decide; Clone it to keep it. On error the state is unchanged.
-func (s *Session) Decide(ev Event) (Decision, error) {
+// Decide evaluates one event. The decision, and its slices, belong to the
+// session and are reused by the next Decide (no copy is made); Clone it to
+// keep it. On error the state is unchanged and the decision is nil.
+func (s *Session) Decide(ev Event) (*Decision, error) {
 	return s.decide(ev, nil)
 }
 
 // DecideExplain is Decide with an explanation of every rule considered.
-func (s *Session) DecideExplain(ev Event) (Decision, error) {
+func (s *Session) DecideExplain(ev Event) (*Decision, error) {
 	ex := []Consideration{}
 	return s.decide(ev, &ex)
 }
 
-func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
+func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) {
 	if ev.def == nil {
-		return Decision{}, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
+		return nil, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
 	f := &s.frame
-	f.Event, f.State, f.Err = ev.facts, s.state, nil
+	f.Begin(ev.facts, s.state)
 	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
 	var err error
 	if explain == nil {
@@ -49,10 +52,11 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (Decision, error) {
 		err = s.runExplained(ev, explain)
 	}
 	if err != nil {
-		return Decision{}, err
+		return nil, err
 	}
 	s.apply()
-	d := Decision{Event: ev.def.Name, Rules: s.rules, Effects: s.effects}
+	d := &s.decision
+	d.Event, d.Rules, d.Effects, d.Explain = ev.def.Name, s.rules, s.effects, nil
 	if explain != nil {
 		d.Explain = *explain
 	}
@@ -96,26 +100,36 @@ func (s *Session) runExplained(ev Event, explain *[]Consideration) error {
 	return nil
 }
 
-// run is the common path: per group, the rules the state index allows,
-// first match wins.
+// run is the common path: per group, the rules of the bucket the
+// dispatched fact picks that the state index allows; first match wins.
 func (s *Session) run(ev Event) error {
 	f := &s.frame
 	plan := s.eng.plans[ev.kind]
 	for gi := range plan {
 		g := &plan[gi]
-		cands := g.rules
-		if g.byState != nil {
+		b := &g.buckets[0]
+		if g.lit != nil {
+			b = &g.buckets[g.lit.find(ev.facts)]
+		}
+		cands := b.rules
+		if b.byState != nil {
 			key := 0
-			for _, k := range g.keys {
+			for _, k := range b.keys {
 				key += int(s.state[k.slot].Num) * k.stride
 			}
-			cands = g.byState[key]
+			cands = b.byState[key]
+		}
+		if b.pre != nil && len(cands) > 0 && !b.pre(f) {
+			if f.Err != nil {
+				return s.fail(ev, cands[0], f.Err)
+			}
+			continue
 		}
 		for _, r := range cands {
-			if g.byState == nil && !s.from(r) {
+			if b.byState == nil && !s.from(r) {
 				continue
 			}
-			if w := r.c.When; w != nil && !w.B(f) {
+			if w := r.when; w != nil && !w(f) {
 				if f.Err != nil {
 					return s.fail(ev, r, f.Err)
 				}
@@ -173,13 +187,13 @@ func whenReason(w *lang.Program, f *lang.Frame) string {
 	return "when: " + withValues(w, f) + " is false"
 }
 
-// write is one pending slot assignment.
+// write is one pending slot assignment (32 bytes).
 type write struct {
-	slot int
+	slot int32
 	typ  lang.Type
+	b    bool
 	num  float64
 	str  string
-	b    bool
 }
 
 // fire records a rule's targets and assignments (evaluated against the
@@ -187,11 +201,15 @@ type write struct {
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
 	s.writes = append(s.writes, r.to...)
-	for _, a := range r.c.Set {
-		w := write{slot: a.Slot.Index, typ: a.Slot.Type}
-		switch p := a.Prog; {
+	for i := range r.sets {
+		a := &r.sets[i]
+		w := write{slot: a.slot, typ: a.typ}
+		switch p := a.prog; {
 		case p.N != nil:
 			w.num = p.N(f)
+			if math.IsNaN(w.num) || math.IsInf(w.num, 0) {
+				return fmt.Errorf("set %s = %s: the value is %v; a slot holds finite numbers only", a.name, p.Source, w.num)
+			}
 		case p.S != nil:
 			w.str = p.S(f)
 		case p.B != nil:

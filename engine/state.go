@@ -122,13 +122,14 @@ func (s *Session) Derived(ev Event) []DerivedValue {
 	if ev.def == nil {
 		return nil
 	}
-	f := lang.Frame{Event: ev.facts, State: s.state}
+	f := lang.Frame{Memo: make([]lang.Memo, len(s.eng.policy.Derived))}
+	f.Begin(ev.facts, s.state)
 	var out []DerivedValue
 	for _, d := range s.eng.policy.Derived {
 		if d.Prog == nil {
 			continue
 		}
-		f.Err = nil
+		f.Err = nil // a value that failed is left out; the others still count
 		v := d.Prog.Eval(&f)
 		if f.Err != nil {
 			continue

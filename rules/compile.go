@@ -82,6 +82,10 @@ type compileCtx struct {
 	common    *lang.Env
 	shared    map[string]*lang.Program
 	notCommon map[string]bool
+	// folded counts the string bytes folded to constants in the whole
+	// policy (lang.MaxFoldedBytes).
+	folded int
+	trees  lang.Trees
 }
 
 func (c *compileCtx) add(d *hcl.Diagnostic) {
@@ -118,7 +122,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	commonFacts := FactFields(common)
 	c.shared, c.notCommon = map[string]*lang.Program{}, map[string]bool{}
 	for _, d := range p.Derived {
-		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived)}
+		env := &lang.Env{EventName: "(derived values see only the facts common to every event)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: slices.Clone(c.derived), Folded: &c.folded, Trees: &c.trees}
 		prog := c.expr(d.Expr, env, "a derived value")
 		if prog == nil {
 			continue
@@ -128,9 +132,15 @@ func (p *Policy) compile() hcl.Diagnostics {
 			continue
 		}
 		d.Prog = prog
-		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog})
+		// A light derived value is computed where it is read; a heavy one
+		// once per event, in its memo slot (slot i+1 for the i-th value).
+		memo := 0
+		if prog.Weight > lang.InlineWeight {
+			memo = len(c.derived) + 1
+		}
+		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog, Memo: memo})
 	}
-	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 	for _, r := range p.Rules {
 		for i, name := range r.On {
 			if _, ok := contract.LookupEvent(name); !ok {
@@ -141,7 +151,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 	for i := range contract.Events {
 		ev := &contract.Events[i]
 		plan := &Plan{Event: ev, Facts: FactFields(ev)}
-		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 		for _, g := range p.Groups {
 			pg := PlanGroup{Group: g}
 			for _, r := range g.Rules {
@@ -166,7 +176,7 @@ func (p *Policy) compile() hcl.Diagnostics {
 func (c *compileCtx) validateParams() {
 	for i, x := range c.p.Params {
 		for _, v := range x.Validations {
-			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages,
+			env := &lang.Env{NoEvent: true, NoState: true, Params: c.params, Messages: c.messages, Folded: &c.folded, Trees: &c.trees,
 				Top: []lang.Binding{{Name: "value", Prog: lang.Constant(c.params[i].Type, c.params[i].Value)}}}
 			prog := c.exprString(v.Condition, v.ConditionRange, env, "a validation condition")
 			if prog == nil {
@@ -440,6 +450,12 @@ func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what s
 		if p, ok := c.shared[src]; ok {
 			return p
 		}
+		if readsOwnFact(src) {
+			// It cannot compile on the common facts: skip the attempt and
+			// the diagnostic it would build.
+			c.notCommon[src] = true
+			return c.exprString(src, rng, env, what)
+		}
 		if p, err := lang.Compile(src, c.common); err == nil {
 			c.shared[src] = p
 			return p
@@ -461,6 +477,41 @@ func (c *compileCtx) exprString(src string, rng hcl.Range, env *lang.Env, what s
 		return nil
 	}
 	return prog
+}
+
+// commonFacts are the names of the facts every event carries.
+var commonFacts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range (&contract.Event{}).AllFacts() {
+		m[f.Name] = true
+	}
+	return m
+}()
+
+// readsOwnFact reports whether src names event.X for a fact X that not
+// every event has. It reads the text, not the syntax: a false answer only
+// costs a compile attempt, a true one inside a string literal only costs
+// sharing the program between events.
+func readsOwnFact(src string) bool {
+	for i := 0; ; {
+		j := strings.Index(src[i:], "event.")
+		if j < 0 {
+			return false
+		}
+		start := i + j + len("event.")
+		end := start
+		for end < len(src) && (src[end] == '_' || src[end] >= 'a' && src[end] <= 'z' || src[end] >= 'A' && src[end] <= 'Z' || src[end] >= '0' && src[end] <= '9') {
+			end++
+		}
+		if end > start && !commonFacts[src[start:end]] && (i+j == 0 || !isIdentByte(src[i+j-1])) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // mapOffset finds where a byte offset of an expression string lies in the

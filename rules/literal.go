@@ -9,6 +9,9 @@ import (
 // literalValue evaluates an expression that must not reference anything:
 // structure in a policy is literal.
 func literalValue(expr hcl.Expression, what string) (cty.Value, hcl.Diagnostics) {
+	if v, ok := plainLiteral(expr); ok {
+		return v, nil
+	}
 	if len(expr.Variables()) > 0 {
 		return cty.NilVal, hcl.Diagnostics{errorAt(ptr(expr.Range()), "Not a literal", "%s must be a literal value; references are not available in policy structure", what)}
 	}
@@ -17,6 +20,24 @@ func literalValue(expr hcl.Expression, what string) (cty.Value, hcl.Diagnostics)
 		return cty.NilVal, hcl.Diagnostics{errorAt(ptr(expr.Range()), "Not a literal", "%s must be a literal value: %s", what, diags[0].Detail)}
 	}
 	return v, nil
+}
+
+// plainLiteral is the value of a literal or of a quoted string without
+// interpolation, read straight from the syntax tree: most of a policy's
+// structure is such, and evaluating it as an HCL template (walking it for
+// variables, then building the string) is most of what decoding costs.
+func plainLiteral(expr hcl.Expression) (cty.Value, bool) {
+	switch e := expr.(type) {
+	case *hclsyntax.LiteralValueExpr:
+		return e.Val, e.Val.IsWhollyKnown()
+	case *hclsyntax.TemplateExpr:
+		if len(e.Parts) == 1 {
+			if l, ok := e.Parts[0].(*hclsyntax.LiteralValueExpr); ok && l.Val.Type() == cty.String && !l.Val.IsNull() && l.Val.IsKnown() {
+				return l.Val, true
+			}
+		}
+	}
+	return cty.NilVal, false
 }
 
 // literalString reads a string literal.
@@ -63,6 +84,9 @@ func stringOrList(expr hcl.Expression, what string) ([]string, []hcl.Range, hcl.
 func isListExpr(expr hcl.Expression) bool {
 	if _, ok := expr.(*hclsyntax.TupleConsExpr); ok {
 		return true
+	}
+	if v, ok := plainLiteral(expr); ok {
+		return v.Type().IsTupleType() || v.Type().IsListType()
 	}
 	v, d := expr.Value(nil)
 	return !d.HasErrors() && !v.IsNull() && (v.Type().IsTupleType() || v.Type().IsListType())

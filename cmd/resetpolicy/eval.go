@@ -99,7 +99,7 @@ func evalStream(in io.Reader, out io.Writer, s *engine.Session, explain bool) er
 			w.Flush()
 			return failure("stdin:%d: %v", n, err)
 		}
-		var d engine.Decision
+		var d *engine.Decision
 		if explain {
 			d, err = s.DecideExplain(ev)
 		} else {
@@ -130,7 +130,7 @@ func trimSpace(b []byte) []byte {
 }
 
 // appendDecision writes the eval contract's line for one decision.
-func appendDecision(b []byte, d engine.Decision, s *engine.Session) []byte {
+func appendDecision(b []byte, d *engine.Decision, s *engine.Session) []byte {
 	b = append(b, `{"event":`...)
 	b = engine.AppendJSONString(b, d.Event)
 	b = append(b, ',')

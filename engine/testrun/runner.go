@@ -225,7 +225,7 @@ func (ex *execution) event(n int, ev *testfile.Event) {
 	)
 	parsed, err := engine.ParseEvent(ev.JSON())
 	if err == nil {
-		var d engine.Decision
+		var d *engine.Decision
 		d, err = ex.session.Decide(parsed)
 		if err == nil {
 			// The decision's slices are reused by the next Decide.

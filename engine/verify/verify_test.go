@@ -119,7 +119,7 @@ func TestWeakenedGuardFails(t *testing.T) {
 	}
 	// Replay the eval stream as `resetpolicy eval` would.
 	s := engine.New(p).NewSession()
-	var last engine.Decision
+	var last *engine.Decision
 	var lastEvent engine.Event
 	lines := 0
 	sc := bufio.NewScanner(strings.NewReader(f.EvalLines()))

@@ -530,7 +530,7 @@ func (r *run) reject(name string, err error) {
 // reserves: an inject of a message named like a reminder (or a notice),
 // an inject of a message named like a warning, a rule named like a hard
 // reserve or a forced checkpoint.
-func (r *run) record(d engine.Decision) {
+func (r *run) record(d *engine.Decision) {
 	mark := Mark{Turn: r.turn, Tokens: r.tokens, Runway: r.ctxWindow - r.tokens - r.rp.cfg.Settings.Reserve, Projected: r.projected}
 	for _, e := range d.Effects {
 		if e.Name != "inject" {

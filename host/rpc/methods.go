@@ -117,7 +117,7 @@ func (s *Server) decide(params *fastjson.Value) (json.RawMessage, *Error) {
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "event: %v", err)
 	}
-	var d engine.Decision
+	var d *engine.Decision
 	if explain {
 		d, err = ss.DecideExplain(e)
 	} else {

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -64,8 +65,8 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		}
 	case "+", "-", "*", "/", "%", "**", "^":
 		if op == "+" && l.t == String && r.t == String {
-			a, b := l.s, r.s
-			out = cnode{t: String, s: func(f *Frame) string { return a(f) + b(f) }}
+			a, b, src := l.s, r.s, n
+			out = cnode{t: String, s: func(f *Frame) string { return concat(f, src, a(f), b(f)) }}
 			break
 		}
 		if !l.t.Numeric() || !r.t.Numeric() {
@@ -75,7 +76,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t == Float || r.t == Float || op == "/" || op == "**" || op == "^" {
 			t = Float
 		}
-		a, b, src := l.n, r.n, n.String()
+		a, b, src := l.n, r.n, n
 		switch op {
 		case "+":
 			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) + b(f) }}
@@ -111,9 +112,12 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t != String || r.t != String {
 			return cnode{}, c.errAt(n, "%s needs strings, not %s and %s", op, l.t, r.t)
 		}
-		a, b := l.s, r.s
+		a, b, src := l.s, r.s, n
 		fn := map[string]func(string, string) bool{"contains": strings.Contains, "startsWith": strings.HasPrefix, "endsWith": strings.HasSuffix}[op]
-		out = cnode{t: Bool, b: func(f *Frame) bool { return fn(a(f), b(f)) }}
+		out = cnode{t: Bool, b: func(f *Frame) bool {
+			x, y := a(f), b(f)
+			return f.charge(len(x), src) && fn(x, y)
+		}}
 	case "matches":
 		if l.t != String || r.t != String {
 			return cnode{}, c.errAt(n, "matches needs strings, not %s and %s", l.t, r.t)
@@ -125,8 +129,11 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if err != nil {
 			return cnode{}, c.errAt(n.Right, "bad pattern: %v", err)
 		}
-		a := l.s
-		out = cnode{t: Bool, b: func(f *Frame) bool { return re.MatchString(a(f)) }}
+		a, src := l.s, n
+		out = cnode{t: Bool, b: func(f *Frame) bool {
+			x := a(f)
+			return f.charge(len(x), src) && re.MatchString(x)
+		}}
 	case "??":
 		if l.t != Any {
 			return l, nil
@@ -146,7 +153,7 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 	default:
 		return cnode{}, c.errAt(n, "operator %s is not supported in policy expressions", op)
 	}
-	return fold(out, l, r)
+	return c.fold(out, l, r)
 }
 
 // enumLiteral rejects a comparison of an enum slot or fact with a string
@@ -184,21 +191,41 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 		if l.code == nil && r.code != nil {
 			l, r = r, l
 		}
+		if l.k == nil && r.k != nil && l.ref == nil && r.ref != nil {
+			l, r = r, l
+		}
 		if l.code != nil && r.k != nil {
-			want := float64(slices.Index(l.enum, r.k.Str))
+			code := slices.Index(l.enum, r.k.Str)
+			want := float64(code)
 			i := l.ref.index
 			if l.ref.event {
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Num == want }}, nil
+				return cnode{t: Bool, lit: &Lit{Fact: i, Enum: true, Code: code, Str: r.k.Str}, b: func(f *Frame) bool { return f.Event[i].Num == want }}, nil
 			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Num == want }}, nil
 		}
 		if l.ref != nil && r.ref != nil && l.code == nil && r.code == nil {
-			a, b := *l.ref, *r.ref
-			return cnode{t: Bool, b: func(f *Frame) bool { return a.values(f)[a.index].Str == b.values(f)[b.index].Str }}, nil
+			i, j := l.ref.index, r.ref.index
+			switch {
+			case l.ref.event && r.ref.event:
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Str == f.Event[j].Str }}, nil
+			case l.ref.event:
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Str == f.State[j].Str }}, nil
+			case r.ref.event:
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.Event[j].Str }}, nil
+			}
+			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.State[j].Str }}, nil
 		}
 		a, b := l.s, r.s
 		if r.k != nil {
 			k := r.k.Str
+			if l.ref != nil && l.code == nil {
+				// One closure reads the fact or slot and compares.
+				i := l.ref.index
+				if l.ref.event {
+					return cnode{t: Bool, lit: &Lit{Fact: i, Str: k}, b: func(f *Frame) bool { return f.Event[i].Str == k }}, nil
+				}
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == k }}, nil
+			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == k }}, nil
 		}
 		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
@@ -252,10 +279,10 @@ func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
 			return cnode{t: Bool, b: func(f *Frame) bool { return mask&(1<<uint(code(f))) != 0 }}, nil
 		}
 		a, b := l.s, r.v
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).StrList(), a(f)) }}, l, r)
+		return c.fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).StrList(), a(f)) }}, l, r)
 	case l.t.Numeric() && r.t == ListNum:
 		a, b := l.n, r.v
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).NumList(), a(f)) }}, l, r)
+		return c.fold(cnode{t: Bool, b: func(f *Frame) bool { return slices.Contains(b(f).NumList(), a(f)) }}, l, r)
 	}
 	return cnode{}, c.errAt(n, "cannot look for %s in %s", l.t, r.t)
 }
@@ -267,4 +294,16 @@ func logical(and bool, l, r cnode) cnode {
 		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) && b(f) }}
 	}
 	return cnode{t: Bool, b: func(f *Frame) bool { return a(f) || b(f) }}
+}
+
+// concat builds x + y within the value bound and the decision's budget.
+func concat(f *Frame, src fmt.Stringer, x, y string) string {
+	if len(x)+len(y) > MaxValueBytes {
+		f.failBound("%s: the string would be %d bytes; a value is at most %d", src, len(x)+len(y), MaxValueBytes)
+		return ""
+	}
+	if !f.charge(len(x)+len(y), src) {
+		return ""
+	}
+	return x + y
 }

@@ -18,6 +18,7 @@ type cnode struct {
 	// ref is set when the node reads one fact or slot, so an operator can
 	// read it in place instead of calling the node's closure.
 	ref *fieldRef
+	lit *Lit // see Program.Lit
 	b   func(*Frame) bool
 	n   func(*Frame) float64
 	s   func(*Frame) string
@@ -25,7 +26,7 @@ type cnode struct {
 }
 
 func (n cnode) program(src string) *Program {
-	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v}
+	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v, Lit: n.lit}
 }
 
 func constant(t Type, v Value) cnode {
@@ -48,8 +49,9 @@ func constant(t Type, v Value) cnode {
 
 // fold turns n into a constant when every input is constant. A constant
 // that cannot be computed (an index out of range) stays a runtime check:
-// it may sit on a side of && || ?: that never runs.
-func fold(n cnode, inputs ...cnode) (cnode, error) {
+// it may sit on a side of && || ?: that never runs. A constant over a
+// size bound is an error: the policy could never use it.
+func (c *compiler) fold(n cnode, inputs ...cnode) (cnode, error) {
 	for _, in := range inputs {
 		if in.k == nil {
 			return n, nil
@@ -57,8 +59,20 @@ func fold(n cnode, inputs ...cnode) (cnode, error) {
 	}
 	var f Frame
 	v := n.program("").Eval(&f)
+	var be *BoundError
+	if errors.As(f.Err, &be) {
+		return n, be
+	}
 	if f.Err != nil {
 		return n, nil
+	}
+	if n.t == String {
+		if c.env.Folded == nil {
+			c.env.Folded = new(int)
+		}
+		if *c.env.Folded += len(v.Str); *c.env.Folded > MaxFoldedBytes {
+			return n, &BoundError{Msg: fmt.Sprintf("the policy's constant strings exceed %d MiB once folded", MaxFoldedBytes>>20)}
+		}
 	}
 	out := constant(n.t, v)
 	out.enum, out.what = n.enum, n.what
@@ -93,9 +107,7 @@ func (c *compiler) build(n ast.Node) (cnode, error) {
 		return cnode{}, c.errAt(n, "constant %v is not supported in policy expressions", n.Value)
 	case *ast.IdentifierNode:
 		b, _ := c.env.top(n.Value)
-		p := b.Prog
-		out := cnode{t: p.Type, k: p.Const, b: p.B, n: p.N, s: p.S, v: p.V}
-		return out, nil
+		return memoised(b), nil
 	case *ast.ChainNode:
 		return c.node(n.Node)
 	case *ast.MemberNode:
@@ -185,7 +197,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 		if idx.t != Int {
 			return cnode{}, c.errAt(n.Property, "a list index must be an int, not %s", idx.t)
 		}
-		get, at, src := base.v, idx.n, n.String()
+		get, at, src := base.v, idx.n, n
 		pos := func(f *Frame, l int) int {
 			i := int(at(f))
 			if i < 0 {
@@ -205,7 +217,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 				}
 				return 0
 			}}
-			return fold(out, base, idx)
+			return c.fold(out, base, idx)
 		}
 		out := cnode{t: String, s: func(f *Frame) string {
 			l := get(f).StrList()
@@ -214,7 +226,7 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 			}
 			return ""
 		}}
-		return fold(out, base, idx)
+		return c.fold(out, base, idx)
 	}
 	return cnode{}, c.errAt(n, "%s has no members", base.t)
 }
@@ -277,14 +289,22 @@ func (c *compiler) unary(n *ast.UnaryNode) (cnode, error) {
 		if x.t != Bool {
 			return cnode{}, c.errAt(n, "%s needs a bool, not %s", n.Operator, x.t)
 		}
+		if r := x.ref; r != nil {
+			// One closure reads the fact or slot and negates it.
+			i := r.index
+			if r.event {
+				return cnode{t: Bool, b: func(f *Frame) bool { return !f.Event[i].Bool }}, nil
+			}
+			return cnode{t: Bool, b: func(f *Frame) bool { return !f.State[i].Bool }}, nil
+		}
 		b := x.b
-		return fold(cnode{t: Bool, b: func(f *Frame) bool { return !b(f) }}, x)
+		return c.fold(cnode{t: Bool, b: func(f *Frame) bool { return !b(f) }}, x)
 	case "-":
 		if !x.t.Numeric() {
 			return cnode{}, c.errAt(n, "- needs a number, not %s", x.t)
 		}
 		v := x.n
-		return fold(cnode{t: x.t, n: func(f *Frame) float64 { return -v(f) }}, x)
+		return c.fold(cnode{t: x.t, n: func(f *Frame) float64 { return -v(f) }}, x)
 	case "+":
 		return x, nil
 	}
@@ -410,4 +430,76 @@ func (c *compiler) array(n *ast.ArrayNode) (cnode, error) {
 		return constant(t, Value{X: nums}), nil
 	}
 	return constant(t, Value{X: strs}), nil
+}
+
+// memoised reads a bound name. A derived value with a memo slot is
+// computed once per event and kept in the frame, so a chain of derived
+// values that read each other twice costs the sum of its parts, not 2^n.
+func memoised(b *Binding) cnode {
+	p := b.Prog
+	out := cnode{t: p.Type, k: p.Const, b: p.B, n: p.N, s: p.S, v: p.V}
+	if p.Const != nil || b.Memo <= 0 {
+		return out
+	}
+	i := b.Memo - 1
+	switch {
+	case p.B != nil:
+		g := p.B
+		out.b = func(f *Frame) bool {
+			if i >= len(f.Memo) {
+				return g(f)
+			}
+			if m := &f.Memo[i]; m.gen == f.gen {
+				return m.b
+			}
+			if f.Err != nil {
+				return false // the event is rejected: compute nothing more
+			}
+			v := g(f)
+			if f.Err == nil {
+				m := &f.Memo[i]
+				m.b, m.gen = v, f.gen
+			}
+			return v
+		}
+	case p.N != nil:
+		g := p.N
+		out.n = func(f *Frame) float64 {
+			if i >= len(f.Memo) {
+				return g(f)
+			}
+			if m := &f.Memo[i]; m.gen == f.gen {
+				return m.n
+			}
+			if f.Err != nil {
+				return 0 // the event is rejected: compute nothing more
+			}
+			v := g(f)
+			if f.Err == nil {
+				m := &f.Memo[i]
+				m.n, m.gen = v, f.gen
+			}
+			return v
+		}
+	case p.S != nil:
+		g := p.S
+		out.s = func(f *Frame) string {
+			if i >= len(f.Memo) {
+				return g(f)
+			}
+			if m := &f.Memo[i]; m.gen == f.gen {
+				return m.s
+			}
+			if f.Err != nil {
+				return "" // the event is rejected: compute nothing more
+			}
+			v := g(f)
+			if f.Err == nil {
+				m := &f.Memo[i]
+				m.s, m.gen = v, f.gen
+			}
+			return v
+		}
+	}
+	return out
 }

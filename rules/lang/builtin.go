@@ -84,7 +84,7 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 		if len(xs) != 1 {
 			return cnode{}, c.errAt(n, "%s takes 1 argument", name)
 		}
-		x, src := xs[0], args[0].String()
+		x, src := xs[0], args[0]
 		t := Int
 		if name == "float" {
 			t = Float
@@ -132,25 +132,49 @@ func (c *compiler) builtin(name string, n ast.Node, args []ast.Node) (cnode, err
 		if err := want(1, String); err != nil {
 			return cnode{}, err
 		}
-		g := xs[0].s
+		g, src := xs[0].s, n
 		fn := map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper, "trim": strings.TrimSpace}[name]
-		out = cnode{t: String, s: func(f *Frame) string { return fn(g(f)) }}
+		out = cnode{t: String, s: func(f *Frame) string {
+			x := g(f)
+			if !f.charge(len(x), src) {
+				return ""
+			}
+			// Case mapping may grow a string (a few runes take more bytes
+			// in the other case); the result must stay under the bound.
+			if r := fn(x); len(r) <= MaxValueBytes {
+				return r
+			}
+			f.failBound("%s: the string would be over %d bytes", src, MaxValueBytes)
+			return ""
+		}}
 	case "field":
 		if err := want(2, String, Int); err != nil {
 			return cnode{}, err
 		}
-		s, i := xs[0].s, xs[1].n
-		out = cnode{t: String, s: func(f *Frame) string { return field(s(f), int(i(f))) }}
+		s, i, src := xs[0].s, xs[1].n, n
+		out = cnode{t: String, s: func(f *Frame) string {
+			x := s(f)
+			if !f.charge(len(x), src) {
+				return ""
+			}
+			return field(x, int(i(f)))
+		}}
 	case "nfields":
 		if err := want(1, String); err != nil {
 			return cnode{}, err
 		}
-		s := xs[0].s
-		out = cnode{t: Int, n: func(f *Frame) float64 { return float64(nfields(s(f))) }}
+		s, src := xs[0].s, n
+		out = cnode{t: Int, n: func(f *Frame) float64 {
+			x := s(f)
+			if !f.charge(len(x), src) {
+				return 0
+			}
+			return float64(nfields(x))
+		}}
 	default:
 		return cnode{}, c.errAt(n, "function %s is not available in policy expressions", name)
 	}
-	return fold(out, xs...)
+	return c.fold(out, xs...)
 }
 
 // field returns the i-th whitespace-separated word of s without allocating.

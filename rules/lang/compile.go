@@ -15,11 +15,28 @@ import (
 	"github.com/expr-lang/expr/parser"
 )
 
-// Bounds on one expression. There are no loops in the language, so a
-// bound on size is a bound on cost.
+// Bounds on one expression's source. They bound the number of operations
+// an expression runs (there are no loops), but not its cost: an operation
+// on strings costs their length, and an expression may name derived values
+// that name others. The cost bounds are the next three.
 const (
 	DefaultMaxBytes = 2048
 	DefaultMaxNodes = 256
+)
+
+// Cost bounds. A derived value is computed at most once per event (see
+// Frame.Memo), so a chain of derived values costs the sum of its parts.
+// Every string an expression builds is at most MaxValueBytes long, checked
+// before it is built; the string work of one decision (bytes built or
+// scanned by +, lower, upper, trim, field, nfields, contains, startsWith,
+// endsWith, matches) is at most MaxWorkBytes; the constants folded while
+// loading one policy hold at most MaxFoldedBytes of strings. Everything
+// else (numbers, bools, reads of facts and slots, string equality, which
+// reads at most MaxValueBytes) costs a step per syntax node.
+const (
+	MaxValueBytes  = 1 << 20
+	MaxWorkBytes   = 16 << 20
+	MaxFoldedBytes = 16 << 20
 )
 
 // Error is a compile error at a byte offset of the expression source.
@@ -47,6 +64,12 @@ type Program struct {
 	N     func(*Frame) float64
 	S     func(*Frame) string
 	V     func(*Frame) Value
+	// Lit is set when the program is `event.FACT == 'literal'`, so a rule
+	// index can dispatch on the fact instead of testing it rule by rule.
+	Lit *Lit
+	// Weight is the number of syntax nodes the program runs, counting the
+	// derived values it computes inline (see InlineWeight).
+	Weight int
 	// Parts are the top-level conjuncts of a boolean `a && b && …`, each
 	// with its own text, so an explanation can name the first that was
 	// false.
@@ -54,6 +77,16 @@ type Program struct {
 
 	comparison func() *Comparison // see Comparison
 	named      *Program           // see Named
+}
+
+// Lit is an equality of an event's string fact with a literal: Fact is
+// the fact's index; for an enum fact Code is the literal's index in the
+// enum, otherwise Str is the literal.
+type Lit struct {
+	Fact int
+	Enum bool
+	Code int
+	Str  string
 }
 
 // Eval returns the program's value as a Value.
@@ -78,9 +111,14 @@ func Compile(src string, env *Env) (*Program, error) {
 		return nil, &Error{Length: 1, Whole: true, Msg: "expression is empty"}
 	}
 	cfg := config(env)
-	tree, err := parser.ParseWithConfig(src, cfg)
-	if err != nil {
-		return nil, exprError(src, err)
+	tree := env.Trees.get(src)
+	if tree == nil {
+		t, err := parser.ParseWithConfig(src, cfg)
+		if err != nil {
+			return nil, exprError(src, err)
+		}
+		tree = t
+		env.Trees.put(src, tree)
 	}
 	c := &compiler{src: src, env: env}
 	if err := c.names(tree.Node); err != nil {
@@ -94,6 +132,7 @@ func Compile(src string, env *Env) (*Program, error) {
 		return nil, err
 	}
 	p := n.program(src)
+	p.Weight = c.weight(tree.Node)
 	if p.Type == Bool {
 		p.comparison, p.named = c.lazyComparison(tree.Node), c.named(tree.Node)
 		for _, part := range conjuncts(tree.Node) {
@@ -112,6 +151,54 @@ func Compile(src string, env *Env) (*Program, error) {
 	return p, nil
 }
 
+// InlineWeight is the heaviest derived value worth computing again at
+// each reference rather than keeping in the frame: below it, a memo's
+// bookkeeping costs more than the value. A derived value that is inlined
+// costs at most InlineWeight steps per reference, and one heavier is
+// computed once per event, so no chain of derived values grows past a
+// policy's size times InlineWeight.
+const InlineWeight = 32
+
+// weight counts n's syntax nodes, with the weight of each derived value it
+// computes inline.
+func (c *compiler) weight(n ast.Node) int {
+	if id, ok := n.(*ast.IdentifierNode); ok {
+		if b, ok := c.env.top(id.Value); ok && b.Memo <= 0 && b.Prog.Const == nil {
+			return 1 + b.Prog.Weight
+		}
+		return 1
+	}
+	w := 1
+	for _, child := range children(n) {
+		w += c.weight(child)
+	}
+	return w
+}
+
+// Trees keeps parsed expressions by source for one policy load: a rule's
+// guard is compiled once for each event kind it is on, and parsing is the
+// larger part of compiling. Parsing does not depend on the environment
+// (every Env has the same functions), and neither the checker nor the
+// compiler changes what the parser built, so one tree serves every Env.
+type Trees struct{ m map[string]*parser.Tree }
+
+func (t *Trees) get(src string) *parser.Tree {
+	if t == nil {
+		return nil
+	}
+	return t.m[src]
+}
+
+func (t *Trees) put(src string, tree *parser.Tree) {
+	if t == nil {
+		return
+	}
+	if t.m == nil {
+		t.m = map[string]*parser.Tree{}
+	}
+	t.m[src] = tree
+}
+
 // conjuncts flattens a chain of && into its operands, left to right.
 func conjuncts(n ast.Node) []ast.Node {
 	if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "&&" || b.Operator == "and") {
@@ -120,22 +207,29 @@ func conjuncts(n ast.Node) []ast.Node {
 	return []ast.Node{n}
 }
 
-// config returns the checker configuration of env, built once: the
-// environment's struct type and the functions.
+// config returns the checker configuration of env: the environment's
+// struct type and the functions, built once per process for each shape of
+// environment (see typeCache).
 func config(env *Env) *conf.Config {
 	if env.cfg != nil {
+		return env.cfg
+	}
+	t, key := env.checkerType()
+	if c, ok := cfgCache.Load(key); ok {
+		env.cfg = c.(*conf.Config)
 		return env.cfg
 	}
 	cfg := conf.CreateNew()
 	cfg.MaxNodes = DefaultMaxNodes
 	opts := []expr.Option{
-		expr.Env(reflect.New(env.checkerType()).Elem().Interface()),
+		expr.Env(reflect.New(t).Elem().Interface()),
 		expr.Function("field", func(p ...any) (any, error) { return nil, nil }, new(func(string, int) string)),
 		expr.Function("nfields", func(p ...any) (any, error) { return nil, nil }, new(func(string) int)),
 	}
 	for _, o := range opts {
 		o(cfg)
 	}
+	cfgCache.Store(key, cfg)
 	env.cfg = cfg
 	return cfg
 }

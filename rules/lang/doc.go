@@ -9,6 +9,12 @@
 // nothing is boxed when a decision runs, which is what keeps Decide under a
 // microsecond. Params and messages are folded to constants at compile time.
 //
+// Cost is bounded, not only size: a derived value is computed at most once
+// per event (memoised in the Frame), strings are built only under
+// MaxValueBytes, the string work of one decision is capped at MaxWorkBytes,
+// and constants folded while loading are capped at MaxFoldedBytes; a bound
+// hit at decide time is a Frame error naming the expression.
+//
 // lang owns expressions only: it knows nothing of HCL, files, rules or
 // sessions. It never panics on user input; compile errors are *Error values
 // carrying a byte offset into the expression source.

@@ -1,11 +1,13 @@
 package lang
 
 import (
-	"fmt"
-
-	"github.com/expr-lang/expr/conf"
 	"reflect"
 	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr/conf"
 )
 
 // Field is a fact or a state slot read from the frame by index.
@@ -29,6 +31,9 @@ type Const struct {
 type Binding struct {
 	Name string
 	Prog *Program
+	// Memo, when above 0, is the binding's slot in Frame.Memo plus one:
+	// the value is computed once per event however often it is read.
+	Memo int
 }
 
 // Env is everything an expression may name. EventName appears in error
@@ -43,8 +48,16 @@ type Env struct {
 	// NoEvent and NoState forbid the namespaces (param validations see
 	// only params).
 	NoEvent, NoState bool
+	// Folded counts the bytes of strings folded to constants; give every
+	// Env of one policy the same counter so the policy as a whole stays
+	// under MaxFoldedBytes.
+	Folded *int
+	// Trees, when set, shares parsed expressions between the Envs of one
+	// policy load.
+	Trees *Trees
 
 	rtype reflect.Type
+	rkey  string
 	cfg   *conf.Config
 }
 
@@ -139,27 +152,52 @@ func goType(t Type) reflect.Type {
 	return reflect.TypeOf((*any)(nil)).Elem()
 }
 
-// structOf builds a Go struct type with expr tags so that expr's checker
-// sees the names and their types.
-func structOf(names []string, types []Type) reflect.Type {
+// The checker's view of an environment is only types, so the types and
+// checker configurations are kept for the life of the process, keyed by
+// the names and types they hold: each event kind's facts, and a policy's
+// slots, params and messages, are built into types once, however many
+// expressions, event kinds, derived values and loads use them.
+var (
+	typeCache sync.Map // signature → reflect.Type
+	cfgCache  sync.Map // signature → *conf.Config
+)
+
+// structOf builds (or finds) a Go struct type with expr tags so that
+// expr's checker sees the names and their types; key is its signature.
+func structOf(names []string, types []Type) (reflect.Type, string) {
+	var b strings.Builder
+	for i, n := range names {
+		b.WriteString(n)
+		b.WriteByte(':')
+		b.WriteByte('0' + byte(types[i]))
+		b.WriteByte(',')
+	}
+	key := b.String()
+	if t, ok := typeCache.Load(key); ok {
+		return t.(reflect.Type), key
+	}
 	fields := make([]reflect.StructField, len(names))
 	for i, n := range names {
 		fields[i] = reflect.StructField{
-			Name: fmt.Sprintf("F%d", i),
+			Name: "F" + strconv.Itoa(i),
 			Type: goType(types[i]),
-			Tag:  reflect.StructTag(fmt.Sprintf(`expr:%q`, n)),
+			Tag:  reflect.StructTag(`expr:` + strconv.Quote(n)),
 		}
 	}
-	return reflect.StructOf(fields)
+	t := reflect.StructOf(fields)
+	typeCache.Store(key, t)
+	return t, key
 }
 
-// checkerType is the struct the expr checker sees as the environment.
-func (e *Env) checkerType() reflect.Type {
+// checkerType is the struct the expr checker sees as the environment, and
+// its signature.
+func (e *Env) checkerType() (reflect.Type, string) {
 	if e.rtype != nil {
-		return e.rtype
+		return e.rtype, e.rkey
 	}
 	var names []string
 	var types []reflect.Type
+	var key strings.Builder
 	add := func(name string, fs []Field, cs []Const) {
 		var n []string
 		var t []Type
@@ -169,7 +207,9 @@ func (e *Env) checkerType() reflect.Type {
 		for _, c := range cs {
 			n, t = append(n, c.Name), append(t, c.Type)
 		}
-		names, types = append(names, name), append(types, structOf(n, t))
+		st, k := structOf(n, t)
+		names, types = append(names, name), append(types, st)
+		key.WriteString(name + "{" + k + "}")
 	}
 	if !e.NoEvent {
 		add(nsEvent, e.Event, nil)
@@ -181,15 +221,22 @@ func (e *Env) checkerType() reflect.Type {
 	add(nsMessage, nil, e.Messages)
 	for _, b := range e.Top {
 		names, types = append(names, b.Name), append(types, goType(b.Prog.Type))
+		key.WriteString(b.Name + ":" + string('0'+byte(b.Prog.Type)) + ",")
+	}
+	e.rkey = key.String()
+	if t, ok := typeCache.Load(e.rkey); ok {
+		e.rtype = t.(reflect.Type)
+		return e.rtype, e.rkey
 	}
 	fields := make([]reflect.StructField, len(names))
 	for i := range names {
 		fields[i] = reflect.StructField{
-			Name: fmt.Sprintf("F%d", i),
+			Name: "F" + strconv.Itoa(i),
 			Type: types[i],
-			Tag:  reflect.StructTag(fmt.Sprintf(`expr:%q`, names[i])),
+			Tag:  reflect.StructTag(`expr:` + strconv.Quote(names[i])),
 		}
 	}
 	e.rtype = reflect.StructOf(fields)
-	return e.rtype
+	typeCache.Store(e.rkey, e.rtype)
+	return e.rtype, e.rkey
 }

@@ -85,14 +85,63 @@ type Frame struct {
 	Event []Value
 	State []Value
 	// Err is set by an expression that cannot produce a value (an index out
-	// of range, int("x")); the caller rejects the event.
+	// of range, int("x"), a value over its size bound, a decision over its
+	// work budget); the caller rejects the event.
 	Err error
+	// Memo holds the derived values computed for the current event, by
+	// Binding.Memo: a derived value is computed at most once per event,
+	// however many expressions read it. Begin invalidates them all.
+	Memo []Memo
+	gen  uint64
+	// Work is what string operations have built or scanned in this
+	// decision, in bytes; past MaxWorkBytes the decision fails.
+	Work int
+}
+
+// Memo is one memoised derived value.
+type Memo struct {
+	gen uint64
+	b   bool
+	n   float64
+	s   string
+}
+
+// Begin prepares the frame for one event: its facts, the state before it,
+// no error, no work done, no derived value known.
+func (f *Frame) Begin(event, state []Value) {
+	f.Event, f.State, f.Err, f.Work = event, state, nil, 0
+	f.gen++
 }
 
 func (f *Frame) fail(format string, args ...any) {
 	if f.Err == nil {
 		f.Err = fmt.Errorf(format, args...)
 	}
+}
+
+// BoundError is a value over MaxValueBytes or a decision over
+// MaxWorkBytes. At load, a constant that would break a bound is an error
+// of the policy; at decide time the event is rejected.
+type BoundError struct{ Msg string }
+
+func (e *BoundError) Error() string { return e.Msg }
+
+func (f *Frame) failBound(format string, args ...any) {
+	if f.Err == nil {
+		f.Err = &BoundError{Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// charge counts n bytes of string work done by the expression src; it
+// reports false, failing the frame, when the decision is over its budget
+// (or already failed), so the caller builds nothing more.
+func (f *Frame) charge(n int, src fmt.Stringer) bool {
+	f.Work += n
+	if f.Work > MaxWorkBytes {
+		f.failBound("%s: the decision exceeds its work budget of %d MiB of string operations", src, MaxWorkBytes>>20)
+		return false
+	}
+	return true
 }
 
 // Interface returns v as a plain Go value of type t (bool, float64, string,

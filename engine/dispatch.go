@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// litIndex maps the value of one string fact to a bucket of a group.
+type litIndex struct {
+	fact int
+	// enum facts hold their index: byCode[index] is the bucket.
+	byCode []int32
+	// other string facts: up to linearMax values are compared in turn,
+	// more are looked up in a map; other is the bucket of any value no
+	// rule names.
+	strs  []string
+	ids   []int32
+	byStr map[string]int32
+	other int32
+}
+
+// linearMax is how many literal values are compared one by one before a
+// map lookup is cheaper.
+const linearMax = 8
+
+// find returns the bucket for an event's facts.
+func (x *litIndex) find(facts []lang.Value) int32 {
+	v := &facts[x.fact]
+	if x.byCode != nil {
+		return x.byCode[int(v.Num)]
+	}
+	if x.byStr != nil {
+		if id, ok := x.byStr[v.Str]; ok {
+			return id
+		}
+		return x.other
+	}
+	for i, s := range x.strs {
+		if s == v.Str {
+			return x.ids[i]
+		}
+	}
+	return x.other
+}
+
+// firstLit returns the literal equality a guard starts with, if any. Only
+// the first conjunct qualifies: dispatching on a later one would skip
+// conjuncts before it, and with them errors they may raise.
+func firstLit(w *lang.Program) *lang.Lit {
+	if len(w.Parts) > 0 {
+		return w.Parts[0].Lit
+	}
+	return w.Lit
+}
+
+// conjuncts returns a guard's top-level conjuncts (the guard itself when
+// it is not an &&), or nil for no guard.
+func conjuncts(w *lang.Program) []*lang.Program {
+	switch {
+	case w == nil:
+		return nil
+	case len(w.Parts) > 0:
+		return w.Parts
+	}
+	return []*lang.Program{w}
+}
+
+// and is the conjunction of parts, in order, or nil when there are none.
+func and(parts []*lang.Program) func(*lang.Frame) bool {
+	fs := make([]func(*lang.Frame) bool, len(parts))
+	for i, p := range parts {
+		fs[i] = p.B
+	}
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return fs[0]
+	case 2:
+		a, b := fs[0], fs[1]
+		return func(f *lang.Frame) bool { return a(f) && b(f) }
+	case 3:
+		a, b, c := fs[0], fs[1], fs[2]
+		return func(f *lang.Frame) bool { return a(f) && b(f) && c(f) }
+	}
+	return func(f *lang.Frame) bool {
+		for _, p := range fs {
+			if !p(f) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// hoist tests once per bucket a first conjunct that every rule of the
+// bucket starts its guard with (`event.enabled && …` in every rule of a
+// group): the rules keep the rest. It is tested only when some rule is a
+// candidate, and first, exactly where the first candidate would have tested
+// it, so errors and results are those of testing it rule by rule.
+func (b *bucket) hoist() {
+	if len(b.rules) < 2 {
+		return
+	}
+	first := ""
+	for _, r := range b.rules {
+		if len(r.parts) == 0 || (first != "" && r.parts[0].Source != first) {
+			return
+		}
+		first = r.parts[0].Source
+	}
+	b.pre = b.rules[0].parts[0].B
+	for i, r := range b.rules {
+		c := *r
+		c.parts = r.parts[1:]
+		c.when = and(c.parts)
+		b.rules[i] = &c
+	}
+}
+
+// dispatch chooses the fact the group's rules most often start their
+// guard by comparing with a literal, buckets the rules by its value, and
+// builds each bucket's state index.
+func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
+	count := map[int]int{}
+	best, bestN := -1, 1
+	for _, r := range g.rules {
+		if r.lit == nil {
+			continue
+		}
+		count[r.lit.Fact]++
+		if n := count[r.lit.Fact]; n > bestN || (n == bestN && r.lit.Fact < best) {
+			best, bestN = r.lit.Fact, n
+		}
+	}
+	if best < 0 {
+		b := bucket{rules: slices.Clone(g.rules)}
+		b.hoist()
+		b.index(p)
+		g.buckets = []bucket{b}
+		return
+	}
+	x := &litIndex{fact: best}
+	enum := plan.Facts[best].Enum
+	// Bucket ids follow the values in order of first appearance; the
+	// bucket of unnamed values comes last.
+	ids := map[string]int32{}
+	var values []string
+	for _, r := range g.rules {
+		if r.lit != nil && r.lit.Fact == best {
+			if _, ok := ids[r.lit.Str]; !ok {
+				ids[r.lit.Str] = int32(len(values))
+				values = append(values, r.lit.Str)
+			}
+		}
+	}
+	x.other = int32(len(values))
+	g.buckets = make([]bucket, len(values)+1)
+	for _, r := range g.rules {
+		if r.lit != nil && r.lit.Fact == best {
+			r.parts = r.parts[1:]
+			r.when = and(r.parts)
+			id := ids[r.lit.Str]
+			g.buckets[id].rules = append(g.buckets[id].rules, r)
+			continue
+		}
+		for i := range g.buckets {
+			g.buckets[i].rules = append(g.buckets[i].rules, r)
+		}
+	}
+	switch {
+	case len(enum) > 0:
+		x.byCode = make([]int32, len(enum))
+		for i, v := range enum {
+			if id, ok := ids[v]; ok {
+				x.byCode[i] = id
+			} else {
+				x.byCode[i] = x.other
+			}
+		}
+	case len(values) > linearMax:
+		x.byStr = ids
+	default:
+		x.strs = values
+		for _, v := range values {
+			x.ids = append(x.ids, ids[v])
+		}
+	}
+	g.lit = x
+	for i := range g.buckets {
+		g.buckets[i].hoist()
+		g.buckets[i].index(p)
+	}
+}
