@@ -355,6 +355,16 @@ export class ResetPolicyHost {
 		this.pi.appendEntry(STATE_TYPE, { policy: this.init?.policy.name ?? "", slots });
 	}
 
+	/** The session's state in the engine; undefined when it has none yet. */
+	private async snapshot(): Promise<Record<string, unknown> | undefined> {
+		try {
+			return (await this.request<{ state: Record<string, unknown> }>("snapshot", { session: this.sessionKey })).state;
+		} catch (err) {
+			if (err instanceof EngineDown) throw err;
+			return undefined;
+		}
+	}
+
 	/**
 	 * Restores the durable slots from the latest state entry of this policy
 	 * on the current branch (their initial values when there is none), keeping
@@ -376,10 +386,12 @@ export class ResetPolicyHost {
 			for (const n of names) if (n in saved) values[n] = saved[n];
 			break;
 		}
-		const snap = await this.request<{ state: Record<string, unknown> }>("snapshot", { session: this.sessionKey });
-		let state = snap.state;
+		// At session start the engine has no session yet: the other slots
+		// then take their initial values (restore accepts a partial state).
+		const state0 = await this.snapshot();
+		let state = state0 ?? {};
 		try {
-			state = (await this.request<{ state: Record<string, unknown> }>("restore", { session: this.sessionKey, state: { ...snap.state, ...values } })).state;
+			state = (await this.request<{ state: Record<string, unknown> }>("restore", { session: this.sessionKey, state: { ...state0, ...values } })).state;
 		} catch (err) {
 			// A malformed entry leaves the state as it was.
 			if (err instanceof EngineDown) throw err;
@@ -455,15 +467,15 @@ export class ResetPolicyHost {
 	 * kept across it when the policy stays the same.
 	 */
 	private async reloadSettings(ctx: ExtensionContext): Promise<void> {
-		const snap = await this.request<{ state: unknown }>("snapshot", { session: this.sessionKey });
+		const snap = await this.snapshot();
 		const before = this.init?.policy.name;
 		const init = await this.request<InitializeResult>("initialize", { projectDir: ctx.cwd, trusted: ctx.isProjectTrusted() });
 		this.init = init;
 		this.registerSurface(init);
 		if (init.error !== undefined && init.error !== "") this.say(ctx, init.error, "error");
-		if (init.sessionsReset === true && init.policy.name === before) {
+		if (snap !== undefined && init.sessionsReset === true && init.policy.name === before) {
 			try {
-				await this.request("restore", { session: this.sessionKey, state: snap.state });
+				await this.request("restore", { session: this.sessionKey, state: snap });
 			} catch (err) {
 				if (err instanceof EngineDown) throw err;
 				// A policy whose slots changed starts the session afresh.
