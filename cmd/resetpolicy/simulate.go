@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/resetpolicy/resetpolicy/host/scenario"
@@ -66,7 +65,7 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 					sources[sc.File] = sc.Source
 				} else if scenarioFile == "" {
 					sources[scenario.DefaultName] = scenario.DefaultSource()
-				} else if b, err := readFileIfAny(scenarioFile); err == nil {
+				} else if b, d := rules.ReadHCLFile(scenarioFile, "scenario file"); !d.HasErrors() {
 					sources[scenarioFile] = b
 				}
 				fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(sources, diags))
@@ -110,5 +109,3 @@ param after the scenario's own overrides. --out writes the session as Pi JSONL.`
 	cmd.Flags().StringVar(&out, "out", "", "write the simulated session to this file as Pi JSONL")
 	return cmd
 }
-
-func readFileIfAny(path string) ([]byte, error) { return os.ReadFile(path) }
