@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -336,8 +337,16 @@ func valueText(v any) (string, error) {
 	case uint64:
 		return strconv.FormatUint(x, 10), nil
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("%v is not a finite number", x)
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64), nil
 	case []any:
+		for _, e := range x {
+			if f, ok := e.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return "", fmt.Errorf("%v is not a finite number", f)
+			}
+		}
 		b, err := json.Marshal(x)
 		if err != nil {
 			return "", err
