@@ -128,7 +128,7 @@ func (s *Server) decide(params json.RawMessage) (json.RawMessage, *Error) {
 	b = append(b, '}')
 	s.out = b
 	if s.dlog != nil {
-		if err := s.dlog.write(s.opts.Now(), p.Session, s.cur.desc.Name, ev, d.Rules, d.Effects); err != nil {
+		if err := s.dlog.write(s.opts.Now(), p.Session, s.cur.desc.Name, ev, d.Rules, d.Effects, ss); err != nil {
 			s.logf("decision log %s: %v", s.dlog.path, err)
 		}
 	}

@@ -198,6 +198,9 @@ func Load(o Options) (*Settings, error) {
 	if o.ProjectDir != "" && o.Trusted {
 		pol := filepath.Join(o.ProjectDir, ProjectPolicyFile)
 		if info, err := os.Stat(pol); err == nil && !info.IsDir() {
+			if err := insideProject(o.ProjectDir, pol); err != nil {
+				return nil, fmt.Errorf("project policy %s: %w", pol, err)
+			}
 			s.Policy = Value{Text: pol, Origin: Origin{LayerProjectPolicy, pol}}
 			s.Files = append(s.Files, pol)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -285,7 +288,17 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 			if !ok || strings.TrimSpace(t) == "" {
 				return fmt.Errorf("config %s: %s must be a policy name or file", path, KeyPolicy)
 			}
-			s.Policy = Value{Text: resolvePolicy(t, filepath.Dir(path), home), Origin: origin}
+			pol := resolvePolicy(t, filepath.Dir(path), home)
+			if !IsBuiltinName(pol) {
+				// Checked and opened as the same, lexically clean, path.
+				pol = filepath.Clean(pol)
+			}
+			if layer == LayerProject && !IsBuiltinName(pol) {
+				if err := insideProject(s.ProjectDir, pol); err != nil {
+					return fmt.Errorf("config %s: %s: %w", path, KeyPolicy, err)
+				}
+			}
+			s.Policy = Value{Text: pol, Origin: origin}
 		case KeyDecisionLog:
 			t, ok := val.(string)
 			if !ok {
@@ -295,6 +308,12 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 				t = expandHome(t, home)
 				if !filepath.IsAbs(t) {
 					t = filepath.Join(filepath.Dir(path), t)
+				}
+				t = filepath.Clean(t)
+				if layer == LayerProject {
+					if err := insideProject(s.ProjectDir, t); err != nil {
+						return fmt.Errorf("config %s: %s: %w", path, KeyDecisionLog, err)
+					}
 				}
 			}
 			s.DecisionLog = Value{Text: t, Origin: origin}
@@ -370,6 +389,56 @@ func resolvePolicy(p, dir, home string) string {
 		p = filepath.Join(dir, p)
 	}
 	return p
+}
+
+// insideProject checks that path, with every symlink in it resolved, is
+// inside the project directory (resolved too): a project's settings name
+// files in the project and nowhere else. A path that does not exist yet (a
+// decision log) is resolved as far as it exists.
+func insideProject(projectDir, path string) error {
+	root, err := filepath.EvalSymlinks(projectDir)
+	if err != nil {
+		return fmt.Errorf("project directory: %w", err)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return err
+	}
+	target, err := resolveExisting(path)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(root, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is outside the project directory %s (symlinks resolved: %s); a project's settings may only name files inside it", path, projectDir, target)
+	}
+	return nil
+}
+
+// resolveExisting resolves the symlinks of the longest existing prefix of
+// path and appends the rest.
+func resolveExisting(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			// A dangling symlink leads wherever it will point later.
+			return "", fmt.Errorf("%s leads through the dangling symlink %s", path, dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 func expandHome(p, home string) string {
