@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A trusted project's settings name a policy file and a decision log only
@@ -76,5 +78,53 @@ func TestProjectPathsStayInTheProject(t *testing.T) {
 	s, err = Load(Options{ProjectDir: projectDir, Trusted: true, Environ: []string{}, UserConfigDir: userDir})
 	if err != nil || s.Policy.Text != filepath.Join(outside, "p.hcl") {
 		t.Fatalf("user config: %v %+v", err, s)
+	}
+}
+
+// Config files are read like every other file: a regular file within a
+// bound, never a FIFO (which would hang) or a device (which never ends);
+// a project's own config file may not lead out of the project either.
+func TestConfigFilesAreRegularAndBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "config.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", MaxConfigBytes)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(dir, "outside.yaml")
+	if err := os.WriteFile(outside, []byte("policy: new_context\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ user, project, want string }{
+		{user: fifo, want: "not a regular file"},
+		{user: big, want: "larger than"},
+		{project: "/dev/zero", want: "not a regular file"},
+		{project: outside, want: "outside the project directory"},
+	} {
+		userDir, projectDir := setup(t, fixture{})
+		if c.project != "" {
+			if err := os.MkdirAll(filepath.Join(projectDir, ".pi"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(c.project, filepath.Join(projectDir, ProjectConfigFile)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := Load(Options{ProjectDir: projectDir, Trusted: true, Environ: []string{}, UserConfigDir: userDir, UserConfig: c.user})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s%s: %v, want %q", c.user, c.project, err, c.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s%s: reading the config blocked", c.user, c.project)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -257,20 +260,35 @@ func Load(o Options) (*Settings, error) {
 // readConfig merges one config file into s. A missing optional file is
 // skipped.
 func (s *Settings) readConfig(path string, layer Layer, required bool, home string) error {
-	if _, err := os.Stat(path); err != nil {
+	info, err := os.Stat(path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			return nil
 		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml", ".json", ".toml":
-	default:
-		v.SetConfigType("yaml")
+	// A FIFO would hang the read and a device (/dev/zero) never end it.
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("config %s: not a regular file", path)
 	}
-	if err := v.ReadInConfig(); err != nil {
+	if layer == LayerProject {
+		if err := insideProject(s.ProjectDir, path); err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	b, err := readConfigFile(path)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	typ := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch typ {
+	case "yaml", "yml", "json", "toml":
+	default:
+		typ = "yaml"
+	}
+	v.SetConfigType(typ)
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	all := v.AllSettings()
@@ -340,6 +358,30 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 	}
 	s.Files = append(s.Files, path)
 	return nil
+}
+
+// MaxConfigBytes bounds a config file: 1 MiB, far beyond any real one.
+const MaxConfigBytes = 1 << 20
+
+// readConfigFile reads a regular file within MaxConfigBytes; O_NONBLOCK
+// keeps a FIFO swapped in after the caller's check from hanging the open.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxConfigBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxConfigBytes)
+	}
+	return b, nil
 }
 
 // valueText turns a config value into the text a param override takes.
