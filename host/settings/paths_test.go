@@ -128,3 +128,18 @@ func TestConfigFilesAreRegularAndBounded(t *testing.T) {
 		}
 	}
 }
+
+// Saving a param writes only inside the project, even when .pi/ is a
+// symlink leading out of it.
+func TestSaveParamStaysInTheProject(t *testing.T) {
+	outside, projectDir := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(projectDir, ".pi")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SaveParam(projectDir, "force_limit", "150000"); err == nil || !strings.Contains(err.Error(), "outside the project directory") {
+		t.Fatalf("SaveParam: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("written outside the project: %v", entries)
+	}
+}
