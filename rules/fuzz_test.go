@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -35,13 +36,31 @@ func seedFiles(f *testing.F, patterns ...string) {
 	}
 }
 
+// loadBudget is far more time than loading any input of a fuzzer's size
+// needs, even on a busy machine: past it, the input found a cost that is
+// not bounded.
+const loadBudget = 10 * time.Second
+
 func fuzzLoad(t *testing.T, name, text string) {
-	p, diags := rules.Load(rules.Source{Name: name, Bytes: []byte(text)}, rules.WithBuiltins(policies.Source))
-	if p == nil && !diags.HasErrors() {
-		t.Fatal("no policy and no error")
+	done := make(chan string, 1)
+	go func() {
+		p, diags := rules.Load(rules.Source{Name: name, Bytes: []byte(text)}, rules.WithBuiltins(policies.Source))
+		if p == nil && !diags.HasErrors() {
+			done <- "no policy and no error"
+			return
+		}
+		_ = diags.Error()
+		_ = rules.FormatDiagnosticsN(diags.Sources, diags.Diagnostics, -1)
+		done <- ""
+	}()
+	select {
+	case msg := <-done:
+		if msg != "" {
+			t.Fatal(msg)
+		}
+	case <-time.After(loadBudget):
+		t.Fatalf("loading took more than %v", loadBudget)
 	}
-	_ = diags.Error()
-	_ = rules.FormatDiagnosticsN(diags.Sources, diags.Diagnostics, -1)
 }
 
 // FuzzLoad loads arbitrary policy text in native syntax: it loads or gives
