@@ -47,8 +47,10 @@ func TestNestingIsBoundedBeforeParsing(t *testing.T) {
 		{"native template directives", "p.hcl", "a = \"" + strings.Repeat("%{if x}", deep)},
 		{"native heredocs", "p.hcl", "a = " + strings.Repeat("<<E\n${", deep)},
 		{"native hidden by closers in strings", "p.hcl", "a = " + strings.Repeat(`["]",`, deep)},
+		{"native hidden by stray closers", "p.hcl", "a = \"${)" + strings.Repeat("[", deep)},
 		{"JSON arrays", "p.hcl.json", `{"a":` + strings.Repeat("[", 10*deep)},
 		{"JSON objects", "p.hcl.json", strings.Repeat(`{"a":`, deep)},
+		{"JSON hidden by stray closers", "p.hcl.json", strings.Repeat(`[}`, deep)},
 		{"JSON string template", "p.hcl.json", `{"a":"${` + strings.Repeat(`(`, deep) + `"}`},
 		{"JSON escaped template", "p.hcl.json", `{"a":"${` + strings.Repeat(`\u0028`, deep) + `"}`},
 	}

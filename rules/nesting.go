@@ -102,6 +102,16 @@ func (s *nestScanner) mode() byte {
 	return 'e'
 }
 
+func closes(c, kind byte) bool {
+	switch c {
+	case ')':
+		return kind == '('
+	case ']':
+		return kind == '['
+	}
+	return kind == '{' || kind == '$'
+}
+
 func (s *nestScanner) peek(k int) byte {
 	if s.i+k < len(s.src) {
 		return s.src[s.i+k]
@@ -165,8 +175,10 @@ func (s *nestScanner) scan() bool {
 					return false
 				}
 			case ')', ']', '}':
+				// Only the matching closer closes a level: a stray one
+				// must not make real nesting look shallower.
 				s.run = 0
-				if len(s.stack) > 0 {
+				if n := len(s.stack); n > 0 && closes(c, s.stack[n-1].kind) {
 					s.pop()
 				}
 			case '!', '-':
@@ -334,7 +346,7 @@ func checkNativeNesting(src []byte) (hcl.Pos, bool) {
 // reads JSON strings as templates, the nesting inside every string on top
 // of the string's own depth.
 func checkJSONNesting(src []byte) (hcl.Pos, bool) {
-	depth := 0
+	var open []byte // the open arrays and objects; only a matching closer closes one
 	line, col := 1, 1
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -343,13 +355,13 @@ func checkJSONNesting(src []byte) (hcl.Pos, bool) {
 			line, col = line+1, 1
 			continue
 		case '[', '{':
-			depth++
-			if depth > MaxNesting {
+			open = append(open, c)
+			if len(open) > MaxNesting {
 				return hcl.Pos{Line: line, Column: col, Byte: i}, false
 			}
 		case ']', '}':
-			if depth > 0 {
-				depth--
+			if n := len(open); n > 0 && (c == ']') == (open[n-1] == '[') {
+				open = open[:n-1]
 			}
 		case '"':
 			start := hcl.Pos{Line: line, Column: col, Byte: i}
@@ -365,7 +377,7 @@ func checkJSONNesting(src []byte) (hcl.Pos, bool) {
 			}
 			var text string
 			if json.Unmarshal(src[i:j+1], &text) == nil {
-				s := nestScanner{src: []byte(text), line: 1, col: 1, base: depth, stack: []nestFrame{{kind: 't'}}}
+				s := nestScanner{src: []byte(text), line: 1, col: 1, base: len(open), stack: []nestFrame{{kind: 't'}}}
 				s.base-- // the bare template frame is not a level of its own
 				if !s.scan() {
 					return start, false
