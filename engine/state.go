@@ -72,8 +72,9 @@ func (s *Session) SetState(m map[string]any) error {
 }
 
 // Restore starts from a snapshot: a JSON object of slots (others take
-// their initial values), or a line of `eval` output, whose "state" is
-// used. On error the state is unchanged.
+// their initial values), a line of `eval` output or of the decision log, or
+// the server's snapshot result, whose "state" is used. On error the state
+// is unchanged.
 func (s *Session) Restore(snapshot []byte) error {
 	_, err := s.RestoreReport(snapshot)
 	return err
@@ -88,8 +89,13 @@ func (s *Session) RestoreReport(snapshot []byte) (reset []string, err error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("snapshot is not a JSON object: %v", err)
 	}
+	// A line of eval output or of the decision log has the state under
+	// "state" beside its "event"; so has the result of the server's
+	// snapshot, alone. Unwrap them unless "state" is a slot of the policy.
 	if st, ok := m["state"].(map[string]any); ok {
-		if _, isLine := m["event"]; isLine {
+		_, isLine := m["event"]
+		_, isSlot := s.eng.policy.Slot("state")
+		if isLine || len(m) == 1 && !isSlot {
 			m = st
 		}
 	}

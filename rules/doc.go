@@ -7,5 +7,7 @@
 //
 // rules reads only the sources it is given and never evaluates a decision.
 // Every problem is an hcl.Diagnostic with a file, line and column; nothing
-// here panics on user input.
+// here panics on user input. It also owns the bounds every HCL file of the
+// tool is read within (ReadHCLFile, CheckHCL: size and nesting, before a
+// parser sees the bytes), which the test-file and scenario parsers share.
 package rules

@@ -2,14 +2,11 @@ package rules
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
-	hcljson "github.com/hashicorp/hcl/v2/json"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -82,11 +79,9 @@ func WithBuiltins(find func(name string) (Source, bool)) Option {
 
 // LoadFile reads and loads the policy file at path.
 func LoadFile(path string, opts ...Option) (*Policy, Diagnostics) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, Diagnostics{Diagnostics: hcl.Diagnostics{{
-			Severity: hcl.DiagError, Summary: "Cannot read policy file", Detail: err.Error(),
-		}}}
+	b, diags := ReadHCLFile(path, "policy file")
+	if diags.HasErrors() {
+		return nil, Diagnostics{Diagnostics: diags}
 	}
 	return Load(Source{Name: path, Bytes: b}, opts...)
 }
@@ -124,12 +119,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	return p, Diagnostics{diags, sources}
 }
 
-func parse(src Source) (*hcl.File, hcl.Diagnostics) {
-	if strings.HasSuffix(src.Name, ".json") {
-		return hcljson.Parse(src.Bytes, src.Name)
-	}
-	return hclsyntax.ParseConfig(src.Bytes, src.Name, hcl.InitialPos)
-}
+func parse(src Source) (*hcl.File, hcl.Diagnostics) { return ParseHCL(src.Bytes, src.Name) }
 
 func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	out := make([]*hcl.Attribute, 0, len(attrs))

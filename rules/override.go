@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 
@@ -58,6 +59,10 @@ func (p *Policy) applyOverrides(ovs []Override) hcl.Diagnostics {
 			diag("Wrong param type", "param %q is %s, not %s", ov.Name, typeexpr.TypeString(param.Type), friendlyType(v.Type()))
 			continue
 		}
+		if bad, ok := nonFinite(cv); ok {
+			diag("Number not finite", "param %q must be a finite number, not %s", ov.Name, bad)
+			continue
+		}
 		param.Value, param.Origin = cv, ov.Origin
 		param.overrideRange = ov.Range
 		param.overrideText = ov.Origin + " " + ov.Name + "=" + ov.Raw
@@ -87,6 +92,9 @@ func parseRaw(raw string, t cty.Type) (cty.Value, error) {
 	case t == cty.Number:
 		f, _, err := big.ParseFloat(strings.TrimSpace(raw), 10, 512, big.ToNearestEven)
 		if err != nil {
+			if isNaNText(raw) {
+				return cty.NilVal, fmt.Errorf("%q is not a number; a param must be a finite number", raw)
+			}
 			return cty.NilVal, fmt.Errorf("%q is not a number", raw)
 		}
 		return cty.NumberVal(f), nil
@@ -111,3 +119,33 @@ func parseRaw(raw string, t cty.Type) (cty.Value, error) {
 }
 
 func suggestName(name string, names []string) string { return lang.Suggest(name, names) }
+
+// nonFinite finds a number in v, or in the list v, that is infinite or too
+// large for a float64 (which the engine computes with): such a value would
+// make every comparison with it meaningless. It returns the number's text.
+func nonFinite(v cty.Value) (string, bool) {
+	if v.IsNull() || !v.IsKnown() {
+		return "", false
+	}
+	switch {
+	case v.Type() == cty.Number:
+		bf := v.AsBigFloat()
+		if f, _ := bf.Float64(); bf.IsInf() || math.IsInf(f, 0) {
+			return bf.Text('g', 6), true
+		}
+	case v.Type().IsListType() || v.Type().IsTupleType():
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if s, bad := nonFinite(e); bad {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// isNaNText reports text naming NaN or an infinity.
+func isNaNText(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "+-"))
+	return s == "nan" || s == "inf" || s == "infinity"
+}

@@ -75,6 +75,8 @@ func decodeParam(b *hcl.Block) (*Param, hcl.Diagnostics) {
 		cv, err := convert.Convert(v, ty)
 		if err != nil || cv.IsNull() {
 			diags = append(diags, errorAt(ptr(da.Expr.Range()), "Wrong default type", "the default of param %q must be %s", p.Name, typeexpr.TypeString(ty)))
+		} else if bad, ok := nonFinite(cv); ok {
+			diags = append(diags, errorAt(ptr(da.Expr.Range()), "Number not finite", "the default of param %q must be a finite number, not %s", p.Name, bad))
 		} else {
 			p.Default, p.Value = cv, cv
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -64,7 +66,7 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 				if err != nil {
 					return failure("--state: %v", err)
 				}
-				if err := s.Restore(b); err != nil {
+				if err := s.Restore(lastJSONValue(b)); err != nil {
 					return failure("--state %s: %v", stateFile, err)
 				}
 			}
@@ -136,4 +138,25 @@ func appendDecision(b []byte, d *engine.Decision, s *engine.Session) []byte {
 	b = append(b, ',')
 	b = d.AppendJSON(b, s)
 	return append(b, "}\n"...)
+}
+
+// lastJSONValue returns the last of the JSON values in b: a file of eval
+// output or a decision log starts from its last line. b is returned whole
+// when it does not read as JSON values, for Restore to report.
+func lastJSONValue(b []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var last json.RawMessage
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			return b
+		}
+		last = v
+	}
+	if last == nil {
+		return b
+	}
+	return last
 }

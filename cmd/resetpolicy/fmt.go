@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
@@ -34,11 +32,11 @@ exits 1 if there are any.`,
 			}
 			unformatted, broken := 0, 0
 			for _, f := range files {
-				src, err := os.ReadFile(f)
-				if err != nil {
-					return failure("%v", err)
+				src, diags := rules.ReadHCLFile(f, "file")
+				if diags.HasErrors() {
+					return failure("%s", strings.TrimRight(rules.FormatDiagnostics(nil, diags), "\n"))
 				}
-				if _, diags := hclsyntax.ParseConfig(src, f, hcl.InitialPos); diags.HasErrors() {
+				if _, diags := rules.ParseHCL(src, f); diags.HasErrors() {
 					broken++
 					fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(map[string][]byte{f: src}, diags))
 					continue

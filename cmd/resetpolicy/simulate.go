@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -83,7 +82,7 @@ replay --plot does.`,
 					sources[sc.File] = sc.Source
 				} else if scenarioFile == "" {
 					sources[scenario.DefaultName] = scenario.DefaultSource()
-				} else if b, err := readFileIfAny(scenarioFile); err == nil {
+				} else if b, d := rules.ReadHCLFile(scenarioFile, "scenario file"); !d.HasErrors() {
 					sources[scenarioFile] = b
 				}
 				fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(sources, diags))
@@ -135,5 +134,3 @@ replay --plot does.`,
 	cmd.Flags().StringVar(&plotFile, "plot", "", "draw context per turn with the policy's thresholds and decisions to FILE.svg or FILE.png")
 	return cmd
 }
-
-func readFileIfAny(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -140,8 +141,12 @@ func findTestInputs(paths []string) ([]testInput, error) {
 				continue
 			}
 			seen[key] = true
-			src, err := os.ReadFile(f)
-			inputs = append(inputs, testInput{name: f, src: src, err: err})
+			src, diags := rules.ReadHCLFile(f, "test file")
+			var readErr error
+			if diags.HasErrors() {
+				readErr = errors.New(diags[0].Detail)
+			}
+			inputs = append(inputs, testInput{name: f, src: src, err: readErr})
 		}
 	}
 	if builtins {

@@ -3,6 +3,8 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -22,6 +24,32 @@ func FuzzHandle(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
+	}
+	// Every recorded event stream, line by line, as decide requests, and
+	// every recorded session as the entries of the mechanics methods.
+	streams, _ := filepath.Glob("../../testdata/eval/*.jsonl")
+	sessions, _ := filepath.Glob("../../testdata/session/*.jsonl")
+	if len(streams) == 0 || len(sessions) == 0 {
+		f.Fatal("no seed files under testdata/eval and testdata/session")
+	}
+	for _, p := range streams {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"decide","params":{"session":"s","event":` + string(line) + `}}`))
+		}
+	}
+	for _, p := range sessions {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		entries := "[" + string(bytes.Join(bytes.Split(bytes.TrimSpace(b), []byte("\n")), []byte(","))) + "]"
+		for _, m := range []string{"project", "repair", "inspectTail", "activeWindow"} {
+			f.Add([]byte(`{"jsonrpc":"2.0","id":2,"method":"` + m + `","params":{"entries":` + entries + `}}`))
+		}
 	}
 	srv := newTestServer(f)
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -132,7 +132,7 @@ func (s *Server) decide(params *fastjson.Value) (json.RawMessage, *Error) {
 	s.out = b
 	if s.dlog != nil {
 		s.params = event.MarshalTo(s.params[:0])
-		if err := s.dlog.write(s.opts.Now(), string(session), s.cur.desc.Name, s.params, d.Rules, d.Effects); err != nil {
+		if err := s.dlog.write(s.opts.Now(), string(session), s.cur.desc.Name, s.params, d.Rules, d.Effects, ss); err != nil {
 			s.logf("decision log %s: %v", s.dlog.path, err)
 		}
 	}

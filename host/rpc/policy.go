@@ -220,7 +220,9 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 		res.Settings = set.Entries()
 		p, diags := s.loadPolicy(set)
 		if diags.HasErrors() {
-			text := strings.TrimRight(diags.Error(), "\n")
+			// The notice quotes at most a few lines of the file: it may
+			// not be a policy at all.
+			text := strings.TrimRight(rules.FormatDiagnosticsN(diags.Sources, diags.Diagnostics, noticeDiagnostics), "\n")
 			fail(fmt.Sprintf("policy %s failed to load:\n%s", set.Policy.Text, text), toDiagnostics(diags.Diagnostics))
 		} else {
 			res.Diagnostics = toDiagnostics(diags.Diagnostics)
@@ -250,8 +252,17 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 	return res
 }
 
+// noticeDiagnostics is how many diagnostics, each with one quoted line, a
+// load failure's notice shows.
+const noticeDiagnostics = 3
+
 func toDiagnostics(ds hcl.Diagnostics) []Diagnostic {
 	var out []Diagnostic
+	rest := 0
+	if len(ds) > rules.MaxDiagnosticsShown {
+		rest = len(ds) - rules.MaxDiagnosticsShown
+		ds = ds[:rules.MaxDiagnosticsShown]
+	}
 	for _, d := range ds {
 		x := Diagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
 		if d.Severity == hcl.DiagWarning {
@@ -261,6 +272,9 @@ func toDiagnostics(ds hcl.Diagnostics) []Diagnostic {
 			x.File, x.Line, x.Column = d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column
 		}
 		out = append(out, x)
+	}
+	if rest > 0 {
+		out = append(out, Diagnostic{Severity: "error", Summary: fmt.Sprintf("and %d more", rest)})
 	}
 	return out
 }

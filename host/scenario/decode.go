@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
+	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
@@ -34,9 +34,9 @@ func Default() (*Scenario, hcl.Diagnostics) { return Parse(defaultSource, Defaul
 
 // ParseFile reads and decodes a scenario file.
 func ParseFile(path string) (*Scenario, hcl.Diagnostics) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read scenario file", Detail: err.Error()}}
+	b, diags := rules.ReadHCLFile(path, "scenario file")
+	if diags.HasErrors() {
+		return nil, diags
 	}
 	return Parse(b, path)
 }
@@ -45,6 +45,9 @@ func ParseFile(path string) (*Scenario, hcl.Diagnostics) {
 // diagnostic with the file, line and column it is about; nothing here
 // panics on user input.
 func Parse(src []byte, filename string) (*Scenario, hcl.Diagnostics) {
+	if diags := rules.CheckHCL(src, filename); diags.HasErrors() {
+		return nil, diags
+	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, diags

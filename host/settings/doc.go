@@ -24,6 +24,14 @@
 //	  warning_runway: 8192
 //	decision_log: ~/.local/state/resetpolicy/decisions.jsonl
 //
+// # Where paths may lead
+//
+// A trusted project's settings name files only inside the project
+// directory, every symlink resolved: its policy file, its config file and
+// the policy file and decision log that config names. The user's config,
+// the environment and flags may name any path. Config files are read only
+// when they are regular files of at most MaxConfigBytes.
+//
 // # What it must not do
 //
 // It reads configuration and nothing else: it does not load or compile a

@@ -59,8 +59,20 @@ func editParams(projectDir, name string, edit func(params *yaml.Node) error) (st
 		return "", fmt.Errorf("%q is not a param name", name)
 	}
 	path := filepath.Join(projectDir, ProjectConfigFile)
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// Written only inside the project (.pi/ may be a symlink leading out),
+	// and read as readConfig reads it.
+	if err := insideProject(projectDir, path); err != nil {
+		return path, fmt.Errorf("config %s: %w", path, err)
+	}
+	var b []byte
+	if info, err := os.Stat(path); err == nil {
+		if !info.Mode().IsRegular() {
+			return path, fmt.Errorf("config %s: not a regular file", path)
+		}
+		if b, err = readConfigFile(path); err != nil {
+			return path, fmt.Errorf("config %s: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return path, fmt.Errorf("config %s: %w", path, err)
 	}
 	var doc yaml.Node

@@ -1,15 +1,19 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -197,6 +201,9 @@ func Load(o Options) (*Settings, error) {
 	if o.ProjectDir != "" && o.Trusted {
 		pol := filepath.Join(o.ProjectDir, ProjectPolicyFile)
 		if info, err := os.Stat(pol); err == nil && !info.IsDir() {
+			if err := insideProject(o.ProjectDir, pol); err != nil {
+				return nil, fmt.Errorf("project policy %s: %w", pol, err)
+			}
 			s.Policy = Value{Text: pol, Origin: Origin{LayerProjectPolicy, pol}}
 			s.Files = append(s.Files, pol)
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -253,20 +260,35 @@ func Load(o Options) (*Settings, error) {
 // readConfig merges one config file into s. A missing optional file is
 // skipped.
 func (s *Settings) readConfig(path string, layer Layer, required bool, home string) error {
-	if _, err := os.Stat(path); err != nil {
+	info, err := os.Stat(path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			return nil
 		}
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml", ".json", ".toml":
-	default:
-		v.SetConfigType("yaml")
+	// A FIFO would hang the read and a device (/dev/zero) never end it.
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("config %s: not a regular file", path)
 	}
-	if err := v.ReadInConfig(); err != nil {
+	if layer == LayerProject {
+		if err := insideProject(s.ProjectDir, path); err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	b, err := readConfigFile(path)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	typ := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch typ {
+	case "yaml", "yml", "json", "toml":
+	default:
+		typ = "yaml"
+	}
+	v.SetConfigType(typ)
+	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	all := v.AllSettings()
@@ -284,7 +306,17 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 			if !ok || strings.TrimSpace(t) == "" {
 				return fmt.Errorf("config %s: %s must be a policy name or file", path, KeyPolicy)
 			}
-			s.Policy = Value{Text: resolvePolicy(t, filepath.Dir(path), home), Origin: origin}
+			pol := resolvePolicy(t, filepath.Dir(path), home)
+			if !IsBuiltinName(pol) {
+				// Checked and opened as the same, lexically clean, path.
+				pol = filepath.Clean(pol)
+			}
+			if layer == LayerProject && !IsBuiltinName(pol) {
+				if err := insideProject(s.ProjectDir, pol); err != nil {
+					return fmt.Errorf("config %s: %s: %w", path, KeyPolicy, err)
+				}
+			}
+			s.Policy = Value{Text: pol, Origin: origin}
 		case KeyDecisionLog:
 			t, ok := val.(string)
 			if !ok {
@@ -294,6 +326,12 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 				t = expandHome(t, home)
 				if !filepath.IsAbs(t) {
 					t = filepath.Join(filepath.Dir(path), t)
+				}
+				t = filepath.Clean(t)
+				if layer == LayerProject {
+					if err := insideProject(s.ProjectDir, t); err != nil {
+						return fmt.Errorf("config %s: %s: %w", path, KeyDecisionLog, err)
+					}
 				}
 			}
 			s.DecisionLog = Value{Text: t, Origin: origin}
@@ -322,6 +360,30 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 	return nil
 }
 
+// MaxConfigBytes bounds a config file: 1 MiB, far beyond any real one.
+const MaxConfigBytes = 1 << 20
+
+// readConfigFile reads a regular file within MaxConfigBytes; O_NONBLOCK
+// keeps a FIFO swapped in after the caller's check from hanging the open.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxConfigBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxConfigBytes)
+	}
+	return b, nil
+}
+
 // valueText turns a config value into the text a param override takes.
 func valueText(v any) (string, error) {
 	switch x := v.(type) {
@@ -336,8 +398,16 @@ func valueText(v any) (string, error) {
 	case uint64:
 		return strconv.FormatUint(x, 10), nil
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("%v is not a finite number", x)
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64), nil
 	case []any:
+		for _, e := range x {
+			if f, ok := e.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return "", fmt.Errorf("%v is not a finite number", f)
+			}
+		}
 		b, err := json.Marshal(x)
 		if err != nil {
 			return "", err
@@ -361,6 +431,56 @@ func resolvePolicy(p, dir, home string) string {
 		p = filepath.Join(dir, p)
 	}
 	return p
+}
+
+// insideProject checks that path, with every symlink in it resolved, is
+// inside the project directory (resolved too): a project's settings name
+// files in the project and nowhere else. A path that does not exist yet (a
+// decision log) is resolved as far as it exists.
+func insideProject(projectDir, path string) error {
+	root, err := filepath.EvalSymlinks(projectDir)
+	if err != nil {
+		return fmt.Errorf("project directory: %w", err)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return err
+	}
+	target, err := resolveExisting(path)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(root, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is outside the project directory %s (symlinks resolved: %s); a project's settings may only name files inside it", path, projectDir, target)
+	}
+	return nil
+}
+
+// resolveExisting resolves the symlinks of the longest existing prefix of
+// path and appends the rest.
+func resolveExisting(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			// A dangling symlink leads wherever it will point later.
+			return "", fmt.Errorf("%s leads through the dangling symlink %s", path, dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 func expandHome(p, home string) string {

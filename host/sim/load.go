@@ -70,7 +70,9 @@ func LoadPolicy(name string, sc *scenario.Scenario, set map[string]string) (*rul
 		// line to fix.
 		if sc.Policy != "" && name == scenarioPolicy(sc) {
 			for _, d := range diags.Diagnostics {
-				if d.Subject == nil {
+				// A file that cannot be read has no line of its own to blame
+				// (at most its 1:1).
+				if d.Subject == nil || strings.HasPrefix(d.Summary, "Cannot read") && d.Subject.Filename == name {
 					d.Subject = &sc.PolicyRange
 					d.Detail = fmt.Sprintf("the scenario's policy %q (relative to the scenario file: %s): %s", sc.Policy, name, d.Detail)
 				}

@@ -2,7 +2,6 @@ package testfile
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -61,14 +60,9 @@ var fileSchema = &hcl.BodySchema{
 // Load reads and decodes the test file at path. The File is never nil: with
 // errors it holds at least the name and the text read, for diagnostics.
 func Load(path string) (*File, hcl.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return &File{Filename: path}, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Cannot read test file",
-			Detail:   err.Error(),
-			Subject:  &hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos},
-		}}
+	src, diags := rules.ReadHCLFile(path, "test file")
+	if diags.HasErrors() {
+		return &File{Filename: path}, diags
 	}
 	return Parse(src, path)
 }
@@ -78,6 +72,9 @@ func Load(path string) (*File, hcl.Diagnostics) {
 // nil; when the diagnostics have errors it must not be run.
 func Parse(src []byte, filename string) (*File, hcl.Diagnostics) {
 	f := &File{Filename: filename, Source: src}
+	if diags := rules.CheckHCL(src, filename); diags.HasErrors() {
+		return f, diags
+	}
 	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return f, diags

@@ -7,15 +7,21 @@ import (
 )
 
 // FuzzParse checks that no input makes Parse panic; with plain `go test`
-// it runs the seeds: the runner's test fixtures, valid and not.
+// it runs the seeds: every test file under policies/ and testdata/, valid
+// and not.
 func FuzzParse(f *testing.F) {
-	for _, pattern := range []string{"../../testdata/testrun/*.test.hcl", "../../testdata/testrun/*/*.test.hcl"} {
+	n := 0
+	for _, pattern := range []string{"../../policies/*.test.hcl", "../../testdata/*/*.test.hcl", "../../testdata/*/*/*.test.hcl"} {
 		paths, _ := filepath.Glob(pattern)
 		for _, p := range paths {
 			if src, err := os.ReadFile(p); err == nil {
 				f.Add(src)
+				n++
 			}
 		}
+	}
+	if n < 5 {
+		f.Fatalf("only %d seed files", n)
 	}
 	f.Add([]byte("policy = \"p\"\nrun \"r\" {\n  assert { condition = \"\\u00e9 && ${x}\" }\n}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -47,6 +47,9 @@ export interface EngineOptions {
 	onLog?: (line: string) => void;
 }
 
+/** How long a closed output waits for the process's exit status (ms). */
+const EXIT_WAIT_MS = 200;
+
 /** Bytes one request line may have; the server refuses longer lines. */
 export const MAX_LINE = 1 << 20;
 
@@ -87,8 +90,19 @@ export class Engine {
 		}
 		this.child = child;
 		child.on("error", (err) => this.down(`cannot run ${bin}: ${errorText(err)}`));
+		let exitWait: NodeJS.Timeout | undefined;
 		child.on("exit", (code, signal) => {
+			clearTimeout(exitWait);
 			if (!this.closing) this.down(`${bin} exited (${signal ?? `status ${code}`})`);
+		});
+		// The end of its output is the first sign of an engine that died:
+		// the child handle is unref'd, so its "exit" may never be delivered
+		// when nothing else keeps the event loop alive, and a request in
+		// flight would wait forever. This timer holds the loop for the
+		// moment "exit" needs to say how it died.
+		child.stdout.on("close", () => {
+			if (this.closing || this.downReason !== undefined) return;
+			exitWait = setTimeout(() => this.down(`${bin} exited (its output closed)`), EXIT_WAIT_MS);
 		});
 		child.stdin.on("error", (err) => this.down(`writing to ${bin}: ${errorText(err)}`));
 		// The engine must not keep Node alive on its own: its pipes hold the

@@ -1,0 +1,40 @@
+// A stand-in engine for the fail-safe tests, so that no test hook lives in
+// the extension or the engine. It runs the real engine (FAILSAFE_REAL_BIN)
+// and passes every line through, until a `decide` of the event FAILSAFE_ON
+// arrives. Then, once (FAILSAFE_SPENT names a file that marks the trigger
+// as spent, so a restarted engine behaves), it either dies by SIGKILL with
+// the request unanswered, as an OOM kill would (FAILSAFE_MODE=kill), or
+// stops answering while it stays alive (FAILSAFE_MODE=stall).
+
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+const real = spawn(process.env.FAILSAFE_REAL_BIN ?? "resetpolicy", process.argv.slice(2), {
+	stdio: ["pipe", "inherit", "inherit"],
+});
+real.on("exit", (code) => process.exit(code ?? 1));
+
+const spent = process.env.FAILSAFE_SPENT ?? "";
+let stalled = false;
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+lines.on("line", (line) => {
+	if (stalled) return;
+	let msg: { method?: string; params?: { event?: { event?: string } } } = {};
+	try {
+		msg = JSON.parse(line) as typeof msg;
+	} catch {
+		// passed on as it is
+	}
+	if (msg.method === "decide" && msg.params?.event?.event === process.env.FAILSAFE_ON && spent !== "" && !existsSync(spent)) {
+		writeFileSync(spent, "");
+		if (process.env.FAILSAFE_MODE === "kill") {
+			real.kill("SIGKILL");
+			process.kill(process.pid, "SIGKILL");
+		}
+		stalled = true;
+		return;
+	}
+	real.stdin.write(`${line}\n`);
+});
+lines.on("close", () => real.stdin.end());

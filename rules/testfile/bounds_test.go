@@ -1,0 +1,27 @@
+package testfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+// Test files get the same size and nesting bounds as policies, from the
+// same function.
+func TestTestFilesAreBounded(t *testing.T) {
+	_, diags := Parse([]byte("policy = \"p\"\nrun \"r\" {\n  x = "+strings.Repeat("[", 100_000)+"\n}\n"), "deep.test.hcl")
+	if !diags.HasErrors() || diags[0].Summary != "Nesting too deep" || diags[0].Subject.Start.Line != 3 {
+		t.Fatalf("deep nesting: %v", diags)
+	}
+	path := filepath.Join(t.TempDir(), "big.test.hcl")
+	if err := os.WriteFile(path, []byte("# "+strings.Repeat("x", rules.MaxFileBytes)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, diags := Load(path)
+	if f == nil || !diags.HasErrors() || diags[0].Summary != "File too large" {
+		t.Fatalf("large file: %v", diags)
+	}
+}
