@@ -67,7 +67,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 					}
 				}
 				if asJSON {
-					r := checkJSON{Target: t, OK: p != nil && !diags.HasErrors(), Diagnostics: diagnosticsJSON(diags.Diagnostics)}
+					r := checkJSON{Target: t, OK: p != nil && !diags.HasErrors(), Diagnostics: rules.DiagnosticsJSON(diags.Diagnostics)}
 					if r.OK {
 						r.Policy, r.Params, r.Slots, r.Rules = p.Name, len(p.Params), len(p.Slots), len(p.Rules)
 					} else {

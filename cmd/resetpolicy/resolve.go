@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
-
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -124,36 +122,11 @@ func ctyJSON(v cty.Value) any {
 
 // checkJSON is one policy `check --json` loaded.
 type checkJSON struct {
-	Target      string           `json:"target"`
-	OK          bool             `json:"ok"`
-	Policy      string           `json:"policy,omitempty"`
-	Params      int              `json:"params"`
-	Slots       int              `json:"slots"`
-	Rules       int              `json:"rules"`
-	Diagnostics []diagnosticJSON `json:"diagnostics"`
-}
-
-// diagnosticJSON is a diagnostic as --json prints it.
-type diagnosticJSON struct {
-	Severity string `json:"severity"`
-	Summary  string `json:"summary"`
-	Detail   string `json:"detail,omitempty"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Column   int    `json:"column,omitempty"`
-}
-
-func diagnosticsJSON(ds hcl.Diagnostics) []diagnosticJSON {
-	out := []diagnosticJSON{}
-	for _, d := range ds {
-		j := diagnosticJSON{Severity: "error", Summary: d.Summary, Detail: d.Detail}
-		if d.Severity == hcl.DiagWarning {
-			j.Severity = "warning"
-		}
-		if d.Subject != nil {
-			j.File, j.Line, j.Column = d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column
-		}
-		out = append(out, j)
-	}
-	return out
+	Target      string                 `json:"target"`
+	OK          bool                   `json:"ok"`
+	Policy      string                 `json:"policy,omitempty"`
+	Params      int                    `json:"params"`
+	Slots       int                    `json:"slots"`
+	Rules       int                    `json:"rules"`
+	Diagnostics []rules.DiagnosticJSON `json:"diagnostics"`
 }

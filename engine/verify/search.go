@@ -2,8 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
@@ -207,7 +207,7 @@ func (m *model) expand(i int, n *node) {
 // the property is about.
 func noneAssert(pr *rules.Property) string {
 	cond := ".effect == '" + pr.Effect + "'"
-	for _, k := range sortedKeys(pr.With) {
+	for _, k := range slices.Sorted(maps.Keys(pr.With)) {
 		switch v := pr.With[k].(type) {
 		case string:
 			cond += " && ." + k + " == '" + v + "'"
@@ -445,7 +445,7 @@ func (m *model) result() *Result {
 			r.Findings = append(r.Findings, Finding{Name: "unreached " + name, Kind: KindUnreached, Message: fmt.Sprintf("no reachable state has %s = %q", s.Name, v)})
 		}
 	}
-	for _, name := range sortedKeys(m.dom.how) {
+	for _, name := range slices.Sorted(maps.Keys(m.dom.how)) {
 		if m.usedFact(name) {
 			vals, ok := m.dom.values[name]
 			if !ok {
@@ -502,7 +502,7 @@ func (m *model) whyDead(rule *rules.Rule) string {
 		}
 	}
 	if len(shadow) > 0 {
-		names := sortedKeys(shadow)
+		names := slices.Sorted(maps.Keys(shadow))
 		return fmt.Sprintf("rule %s never fires: where it would match, an earlier rule of group %s fires first (%s)", rule.Name, rule.Group.Name, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("rule %s never fires: its from and when never hold together in a reachable state", rule.Name)
@@ -518,13 +518,4 @@ func (m *model) whenHolds(rule *rules.Rule, n *node, in instance) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

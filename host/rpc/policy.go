@@ -91,14 +91,7 @@ type Param struct {
 }
 
 // Diagnostic is one load problem.
-type Diagnostic struct {
-	Severity string `json:"severity"`
-	Summary  string `json:"summary"`
-	Detail   string `json:"detail,omitempty"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Column   int    `json:"column,omitempty"`
-}
+type Diagnostic = rules.DiagnosticJSON
 
 func newLoaded(p *rules.Policy, set *settings.Settings) *loaded {
 	l := &loaded{pol: p, eng: engine.New(p), set: set}
@@ -263,16 +256,7 @@ func toDiagnostics(ds hcl.Diagnostics) []Diagnostic {
 		rest = len(ds) - rules.MaxDiagnosticsShown
 		ds = ds[:rules.MaxDiagnosticsShown]
 	}
-	for _, d := range ds {
-		x := Diagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
-		if d.Severity == hcl.DiagWarning {
-			x.Severity = "warning"
-		}
-		if d.Subject != nil {
-			x.File, x.Line, x.Column = d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column
-		}
-		out = append(out, x)
-	}
+	out = rules.DiagnosticsJSON(ds)
 	if rest > 0 {
 		out = append(out, Diagnostic{Severity: "error", Summary: fmt.Sprintf("and %d more", rest)})
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -228,7 +230,7 @@ func factAttributes(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
 // sortAttrs returns attributes in source order.
 func sortAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	out := make([]*hcl.Attribute, 0, len(attrs))
-	for _, name := range sortedKeys(attrs) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		out = append(out, attrs[name])
 	}
 	for i := 1; i < len(out); i++ {

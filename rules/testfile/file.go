@@ -2,8 +2,10 @@ package testfile
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -169,7 +171,7 @@ func (f *File) OverridesKey(run *Run) string {
 		final[ov.Name] = ov.Raw
 	}
 	var b strings.Builder
-	for _, n := range sortedKeys(final) {
+	for _, n := range slices.Sorted(maps.Keys(final)) {
 		fmt.Fprintf(&b, "%s=%q;", n, final[n])
 	}
 	return b.String()

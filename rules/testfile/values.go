@@ -3,7 +3,6 @@ package testfile
 import (
 	"fmt"
 	"math/big"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -243,13 +242,4 @@ func errorAt(rng hcl.Range, summary, detail string) *hcl.Diagnostic {
 
 func shortPos(r hcl.Range) string {
 	return fmt.Sprintf("line %d:%d", r.Start.Line, r.Start.Column)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
