@@ -90,14 +90,13 @@ func mermaidText(s string) string {
 }
 
 // Render draws DOT source as "svg" or "png" with Graphviz compiled to
-// WebAssembly, in process: nothing to install.
+// WebAssembly, in process: nothing to install. SVG comes from Graphviz's
+// own renderer; PNG from pngRenderer, on the same layout.
 func Render(ctx context.Context, dot []byte, format string) ([]byte, error) {
-	var f graphviz.Format
 	switch format {
 	case "svg":
-		f = graphviz.SVG
 	case "png":
-		f = graphviz.PNG
+		return renderPNG(ctx, dot)
 	default:
 		return nil, fmt.Errorf("cannot render %q: svg or png", format)
 	}
@@ -112,7 +111,7 @@ func Render(ctx context.Context, dot []byte, format string) ([]byte, error) {
 	}
 	defer gr.Close()
 	var out bytes.Buffer
-	if err := g.Render(ctx, gr, f, &out); err != nil {
+	if err := g.Render(ctx, gr, graphviz.SVG, &out); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
