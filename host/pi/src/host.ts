@@ -5,7 +5,8 @@
 //
 // This file holds ResetPolicyHost, which owns the host state and registers
 // Pi's hooks, and what is not yet in a file of its own. Already apart: the
-// host state and its primitives (state.ts).
+// host state and its primitives (state.ts); the durable slots (durable.ts);
+// the reported facts and the decision (facts.ts).
 
 import {
 	type AgentBeforeSettleEvent,
@@ -28,10 +29,11 @@ import { type AssistantMessage, getCurrentSystemMessage, isContextOverflow } fro
 import { type TSchema, Type } from "typebox";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { restoreDurable, snapshot } from "./durable.ts";
 import { Engine, EngineDown, errorText } from "./engine.ts";
+import { confirmWindow, decide } from "./facts.ts";
 import {
 	CONTINUATION_TYPE,
-	type Decision,
 	type Draft,
 	type DraftsResult,
 	type Effect,
@@ -41,7 +43,6 @@ import {
 	type PolicyTool,
 	type ProjectResult,
 	type RepairResult,
-	STATE_TYPE,
 } from "./protocol.ts";
 import {
 	type AgentMessages,
@@ -200,146 +201,6 @@ function resetSessionState(h: HostState): void {
 	h.inflightAttempt = undefined;
 	h.compactionAttempt = undefined;
 	h.hostCheckpoint = undefined;
-}
-
-// ------------------------------------------------------------ facts
-
-/** The host contract's default context_window (rules/contract). */
-const DEFAULT_CONTEXT_WINDOW = 200000;
-
-function facts(h: HostState, ctx: ExtensionContext): Record<string, unknown> {
-	const usage = ctx.getContextUsage();
-	const settings = h.pi.getSettings() as {
-		compaction?: {
-			enabled?: boolean;
-			reserveTokens?: number;
-			modelOverrides?: Record<string, { reserveTokens?: number }>;
-		};
-	};
-	const comp = settings.compaction ?? {};
-	const model = ctx.model;
-	let reserve = comp.reserveTokens ?? 16384;
-	const override = model !== undefined ? comp.modelOverrides?.[`${model.provider}/${model.id}`] : undefined;
-	if (override?.reserveTokens !== undefined) reserve = override.reserveTokens;
-	return {
-		window_id: h.windowId,
-		now_ms: Date.now(),
-		enabled: h.enabled,
-		// Seed 000 reads "automatic resets are enabled" from Pi's compaction
-		// setting: automatic compaction on means automatic resets on.
-		auto_reset: comp.enabled ?? true,
-		auto_compaction: comp.enabled ?? true,
-		tokens: Math.max(0, Math.round(usage?.tokens ?? 0)),
-		context_window: contextWindow(h, usage?.contextWindow, model, ctx),
-		reserve: Math.round(reserve),
-		idle: ctx.isIdle(),
-		queued: ctx.hasPendingMessages(),
-	};
-}
-
-/**
- * The model's context window; a model that reports none (or 0) gets the
- * host contract's default, with one warning per model.
- */
-function contextWindow(h: HostState, fromUsage: number | undefined, model: ExtensionContext["model"], ctx: ExtensionContext): number {
-	for (const w of [fromUsage, model?.contextWindow]) if (typeof w === "number" && w > 0) return Math.round(w);
-	const key = model !== undefined ? `${model.provider}/${model.id}` : "(no model)";
-	if (!h.windowWarned.has(key)) {
-		h.windowWarned.add(key);
-		ctx.ui.notify(`resetpolicy: model ${key} reports no context window; assuming ${DEFAULT_CONTEXT_WINDOW} tokens, the host contract's default.`, "warning");
-	}
-	return DEFAULT_CONTEXT_WINDOW;
-}
-
-export async function decide(h: HostState, ctx: ExtensionContext, event: string, extra: Record<string, unknown>): Promise<Decision> {
-	const d = await request<Decision>(h, "decide", {
-		session: h.sessionKey,
-		event: { event, ...facts(h, ctx), ...extra },
-	});
-	persistDurable(h, d.state);
-	return d;
-}
-
-/** A committed boundary makes its window the active one. */
-export async function confirmWindow(h: HostState, ctx: ExtensionContext): Promise<void> {
-	const w = h.pendingWindow;
-	if (w === undefined) return;
-	const r = await request<{ committed: boolean }>(h, "committed", {
-		entries: fit(ctx.sessionManager.getBranch()),
-		windowId: w,
-	});
-	if (r.committed) {
-		h.windowId = w;
-		h.pendingWindow = undefined;
-		h.requestDrafts = [];
-		// "UI success notices use confirmation, not the repair predicate,
-		// and remain committed-only": shown only now that the boundary is
-		// confirmed in the session.
-		const notice = h.init?.surface.messages.reset_notice;
-		if (notice !== undefined && notice !== "") ctx.ui.notify(notice, "info");
-	}
-}
-
-// ------------------------------------------------------------ durable
-
-/**
- * Appends the durable slots to the branch when a decision changed one,
- * so that reopening, forking or navigating the session finds them. A
- * custom entry is outside the model's context and neutral to the reset
- * boundary checks.
- */
-export function persistDurable(h: HostState, state: Record<string, unknown> | undefined): void {
-	const names = Object.keys(h.init?.surface.durable ?? {});
-	if (names.length === 0 || state === undefined) return;
-	const slots: Record<string, unknown> = {};
-	for (const n of names) slots[n] = state[n];
-	if (names.every((n) => h.durable[n] === slots[n])) return;
-	h.durable = slots;
-	h.pi.appendEntry(STATE_TYPE, { policy: h.init?.policy.name ?? "", slots });
-}
-
-/** The session's state in the engine; undefined when it has none yet. */
-export async function snapshot(h: HostState): Promise<Record<string, unknown> | undefined> {
-	try {
-		return (await request<{ state: Record<string, unknown> }>(h, "snapshot", { session: h.sessionKey })).state;
-	} catch (err) {
-		if (err instanceof EngineDown) throw err;
-		return undefined;
-	}
-}
-
-/**
- * Restores the durable slots from the latest state entry of this policy
- * on the current branch (their initial values when there is none), keeping
- * every other slot as it is.
- */
-export async function restoreDurable(h: HostState, ctx: ExtensionContext): Promise<void> {
-	const initial = h.init?.surface.durable ?? {};
-	const names = Object.keys(initial);
-	h.durable = {};
-	if (names.length === 0) return;
-	const values: Record<string, unknown> = { ...initial };
-	const branch = ctx.sessionManager.getBranch();
-	for (let i = branch.length - 1; i >= 0; i--) {
-		const e = branch[i]!;
-		if (e.type !== "custom" || e.customType !== STATE_TYPE) continue;
-		const data = e.data as { policy?: unknown; slots?: unknown } | undefined;
-		if (data?.policy !== h.init?.policy.name || typeof data?.slots !== "object" || data.slots === null) continue;
-		const saved = data.slots as Record<string, unknown>;
-		for (const n of names) if (n in saved) values[n] = saved[n];
-		break;
-	}
-	// At session start the engine has no session yet: the other slots
-	// then take their initial values (restore accepts a partial state).
-	const state0 = await snapshot(h);
-	let state = state0 ?? {};
-	try {
-		state = (await request<{ state: Record<string, unknown> }>(h, "restore", { session: h.sessionKey, state: { ...state0, ...values } })).state;
-	} catch (err) {
-		// A malformed entry leaves the state as it was.
-		if (err instanceof EngineDown) throw err;
-	}
-	for (const n of names) h.durable[n] = state[n];
 }
 
 // ------------------------------------------------------------ hooks
