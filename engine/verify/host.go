@@ -2,7 +2,7 @@ package verify
 
 // consistent rejects fact combinations a host following the contract
 // never sends, so a counterexample is a session that can happen. The Pi
-// host (host/pi/src/host.ts onTurnEnd) gives a turn_end an error kind
+// host (host/pi/src/hooks.ts onTurnEnd) gives a turn_end an error kind
 // exactly when its outcome is an error, and flags a synthetic abort only
 // on an aborted turn.
 func consistent(facts map[string]any) bool {

@@ -1,0 +1,85 @@
+// The facts the host reports with every event (window, tokens, context
+// window, reserve, idle, queued, settings), the decision asked with them,
+// and the confirmation that makes a committed boundary's window the active
+// one before the next event is reported.
+
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { Decision } from "./protocol.ts";
+import { persistDurable } from "./durable.ts";
+import { fit, type HostState, request } from "./state.ts";
+
+/** The host contract's default context_window (rules/contract). */
+const DEFAULT_CONTEXT_WINDOW = 200000;
+
+function facts(h: HostState, ctx: ExtensionContext): Record<string, unknown> {
+	const usage = ctx.getContextUsage();
+	const settings = h.pi.getSettings() as {
+		compaction?: {
+			enabled?: boolean;
+			reserveTokens?: number;
+			modelOverrides?: Record<string, { reserveTokens?: number }>;
+		};
+	};
+	const comp = settings.compaction ?? {};
+	const model = ctx.model;
+	let reserve = comp.reserveTokens ?? 16384;
+	const override = model !== undefined ? comp.modelOverrides?.[`${model.provider}/${model.id}`] : undefined;
+	if (override?.reserveTokens !== undefined) reserve = override.reserveTokens;
+	return {
+		window_id: h.windowId,
+		now_ms: Date.now(),
+		enabled: h.enabled,
+		// Seed 000 reads "automatic resets are enabled" from Pi's compaction
+		// setting: automatic compaction on means automatic resets on.
+		auto_reset: comp.enabled ?? true,
+		auto_compaction: comp.enabled ?? true,
+		tokens: Math.max(0, Math.round(usage?.tokens ?? 0)),
+		context_window: contextWindow(h, usage?.contextWindow, model, ctx),
+		reserve: Math.round(reserve),
+		idle: ctx.isIdle(),
+		queued: ctx.hasPendingMessages(),
+	};
+}
+
+/**
+ * The model's context window; a model that reports none (or 0) gets the
+ * host contract's default, with one warning per model.
+ */
+function contextWindow(h: HostState, fromUsage: number | undefined, model: ExtensionContext["model"], ctx: ExtensionContext): number {
+	for (const w of [fromUsage, model?.contextWindow]) if (typeof w === "number" && w > 0) return Math.round(w);
+	const key = model !== undefined ? `${model.provider}/${model.id}` : "(no model)";
+	if (!h.windowWarned.has(key)) {
+		h.windowWarned.add(key);
+		ctx.ui.notify(`resetpolicy: model ${key} reports no context window; assuming ${DEFAULT_CONTEXT_WINDOW} tokens, the host contract's default.`, "warning");
+	}
+	return DEFAULT_CONTEXT_WINDOW;
+}
+
+export async function decide(h: HostState, ctx: ExtensionContext, event: string, extra: Record<string, unknown>): Promise<Decision> {
+	const d = await request<Decision>(h, "decide", {
+		session: h.sessionKey,
+		event: { event, ...facts(h, ctx), ...extra },
+	});
+	persistDurable(h, d.state);
+	return d;
+}
+
+/** A committed boundary makes its window the active one. */
+export async function confirmWindow(h: HostState, ctx: ExtensionContext): Promise<void> {
+	const w = h.pendingWindow;
+	if (w === undefined) return;
+	const r = await request<{ committed: boolean }>(h, "committed", {
+		entries: fit(ctx.sessionManager.getBranch()),
+		windowId: w,
+	});
+	if (r.committed) {
+		h.windowId = w;
+		h.pendingWindow = undefined;
+		h.requestDrafts = [];
+		// "UI success notices use confirmation, not the repair predicate,
+		// and remain committed-only": shown only now that the boundary is
+		// confirmed in the session.
+		const notice = h.init?.surface.messages.reset_notice;
+		if (notice !== undefined && notice !== "") ctx.ui.notify(notice, "info");
+	}
+}

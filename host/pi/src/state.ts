@@ -1,0 +1,197 @@
+// The host's state and the few primitives every other part uses. One
+// HostState object holds what the adapter knows between hooks: the engine
+// and what it answered at initialize, the session and window it reports,
+// the drafts, attempts and checkpoint in flight. The handlers (hooks.ts),
+// the effects (effects.ts), the facts (facts.ts), the durable slots
+// (durable.ts) and the policy's surface (surface.ts) are functions of it;
+// ResetPolicyHost (host.ts) owns it. Here too: asking the engine, guarding a
+// handler, telling the user, the lifecycle check before a late result is
+// used, and fitting a branch into one request.
+
+import type {
+	ContextWithSystemEvent,
+	ExtensionAPI,
+	ExtensionContext,
+	SessionBeforeCompactResult,
+	SessionBeforeTreeResult,
+	SessionEntry,
+} from "@earendil-works/pi-coding-agent";
+import { type Engine, EngineDown, errorText, MAX_LINE } from "./engine.ts";
+import type { Draft, InitializeResult } from "./protocol.ts";
+
+/** Where an effect is carried out: what the handler can return to Pi. */
+export type Site = "turn_end" | "before_settle" | "request" | "before_compact" | "before_tree" | "tool" | "command" | "other";
+
+export type AgentMessages = ContextWithSystemEvent["messages"];
+
+/** What carrying out a decision's effects asks the handler to return. */
+export class Outcome {
+	readonly site: Site;
+	entries: Draft[] = [];
+	continueRun: boolean | undefined;
+	stop = false;
+	reply: { text: string; terminate: boolean } | undefined;
+	compaction: SessionBeforeCompactResult | undefined;
+	tree: SessionBeforeTreeResult | undefined;
+	requestMessages: AgentMessages = [];
+	/** The questions of ask effects, in order (a command's dialog). */
+	asks: { title: string; value: string; command: string }[] = [];
+	constructor(site: Site) {
+		this.site = site;
+	}
+	get boundary(): boolean {
+		return this.site === "turn_end" || this.site === "before_settle";
+	}
+}
+
+/** The host checkpoint in flight when the checkpoint effect runs outside a turn boundary. */
+export interface HostCheckpoint {
+	continueRun: boolean;
+	ctx: ExtensionContext;
+	/** Why the summary failed, when it did: Pi's compaction was cancelled for it. */
+	error?: string;
+	/** The summary was aborted (Pi's abort signal), not an error of its own. */
+	aborted?: boolean;
+}
+
+export interface HostOptions {
+	/** Engine request timeout (ms); RESETPOLICY_TIMEOUT_MS or 10 s. */
+	timeoutMs?: number;
+}
+
+/** What the host knows between hooks; see newHostState for the initial values. */
+export interface HostState {
+	readonly pi: ExtensionAPI;
+	readonly opts: HostOptions;
+	engine: Engine | undefined;
+	init: InitializeResult | undefined;
+	live: boolean;
+	noticeShown: boolean;
+	/** Models already warned of reporting no context window. */
+	readonly windowWarned: Set<string>;
+	lastCtx: ExtensionContext | undefined;
+	readonly logs: string[];
+	readonly registeredTools: Set<string>;
+	readonly registeredCommands: Set<string>;
+
+	sessionKey: string;
+	windowId: string;
+	pendingWindow: string | undefined;
+	pendingCompactionWindow: string | undefined;
+	enabled: boolean;
+	/**
+	 * Bumped by every lifecycle change (session start, tree, shutdown,
+	 * toggle, engine loss): work that awaited across one is stale.
+	 */
+	generation: number;
+	/** The durable slots' values on the current branch (as last restored or persisted). */
+	durable: Record<string, unknown>;
+	requestDrafts: { window: string; draft: Draft }[];
+	stopRequested: boolean;
+	inflightAttempt: number | undefined;
+	compactionAttempt: number | undefined;
+	hostCheckpoint: HostCheckpoint | undefined;
+}
+
+export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
+	return {
+		pi,
+		opts,
+		engine: undefined,
+		init: undefined,
+		live: false,
+		noticeShown: false,
+		windowWarned: new Set<string>(),
+		lastCtx: undefined,
+		logs: [],
+		registeredTools: new Set<string>(),
+		registeredCommands: new Set<string>(),
+		sessionKey: "",
+		windowId: "w1",
+		pendingWindow: undefined,
+		pendingCompactionWindow: undefined,
+		enabled: true,
+		generation: 0,
+		durable: {},
+		requestDrafts: [],
+		stopRequested: false,
+		inflightAttempt: undefined,
+		compactionAttempt: undefined,
+		hostCheckpoint: undefined,
+	};
+}
+
+/**
+ * Runs a handler while the engine is live. Any failure leaves Pi's own
+ * behaviour in place (undefined result: no entries, no reset).
+ */
+export async function guard<T>(h: HostState, ctx: ExtensionContext, fn: () => Promise<T | undefined>): Promise<T | undefined> {
+	h.lastCtx = ctx;
+	if (!h.live) return undefined;
+	try {
+		return await fn();
+	} catch (err) {
+		if (!(err instanceof EngineDown)) say(ctx, `resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
+		return undefined;
+	}
+}
+
+export function request<T>(h: HostState, method: string, params: unknown): Promise<T> {
+	const engine = h.engine;
+	if (engine === undefined || !h.live) return Promise.reject(new EngineDown("the engine is not running"));
+	return engine.request<T>(method, params);
+}
+
+/**
+ * Shows a reply or notice in every mode. With a UI (Pi's terminal and RPC
+ * modes, ctx.hasUI) it is a notice; RPC clients get it as a notify
+ * request. In print and JSON mode ctx.ui.notify does nothing and stdout
+ * carries only the answer or the JSON event stream, so the line goes to
+ * stderr as Pi writes its own diagnostics and extension errors there
+ * ("Error: …", "Warning: …", info plain).
+ */
+export function say(ctx: ExtensionContext, text: string, level: "info" | "warning" | "error"): void {
+	try {
+		if (ctx.hasUI) {
+			ctx.ui.notify(text, level);
+			return;
+		}
+	} catch {
+		// a context whose session is gone: stderr still reaches the user
+	}
+	const prefix = level === "error" ? "Error: " : level === "warning" ? "Warning: " : "";
+	process.stderr.write(`${prefix}${text}\n`);
+}
+
+/** What a handler captures before awaiting, to recheck afterwards. */
+export function lifecycle(h: HostState): { generation: number; session: string; window: string } {
+	return { generation: h.generation, session: h.sessionKey, window: h.windowId };
+}
+
+export function current(h: HostState, l: { generation: number; session: string; window: string }, ctx: ExtensionContext): boolean {
+	return (
+		h.live &&
+		h.enabled &&
+		l.generation === h.generation &&
+		l.session === h.sessionKey &&
+		l.window === h.windowId &&
+		ctx.signal?.aborted !== true
+	);
+}
+
+/**
+ * The branch for a request: all of it when it fits in one request line,
+ * else its newest entries that do.
+ */
+export function fit(branch: SessionEntry[]): SessionEntry[] {
+	const budget = MAX_LINE - 64 * 1024;
+	let size = 0;
+	let start = branch.length;
+	while (start > 0) {
+		const n = Buffer.byteLength(JSON.stringify(branch[start - 1])) + 1;
+		if (size + n > budget) break;
+		size += n;
+		start--;
+	}
+	return start === 0 ? branch : branch.slice(start);
+}

@@ -1,0 +1,164 @@
+// The policy's surface in Pi: the tools and commands the policy declares
+// (registered once per name, each reporting a tool or command event), the
+// dialog a command's ask effects open, and the host's own /resetpolicy
+// command (status, on, off).
+
+import type { ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { type TSchema, Type } from "typebox";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { errorText } from "./engine.ts";
+import type { InitializeResult, PolicyTool } from "./protocol.ts";
+import { apply, simple } from "./effects.ts";
+import { confirmWindow, decide } from "./facts.ts";
+import { guard, type HostState, Outcome, say } from "./state.ts";
+
+export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCommandContext): Promise<void> {
+	h.lastCtx = ctx;
+	if (args === "on" || args === "off") {
+		if (!h.live) {
+			ctx.ui.notify(`resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}).`, "error");
+			return;
+		}
+		h.enabled = args === "on";
+		h.generation++;
+		await guard(h, ctx, () => simple(h, ctx, "toggle", { on: h.enabled }));
+		ctx.ui.notify(`resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
+		return;
+	}
+	const lines: string[] = [];
+	if (h.init !== undefined) {
+		const p = h.init.policy;
+		lines.push(`policy ${p.name} (${p.source === "builtin" ? "built-in" : p.source}; ${p.origin})${h.enabled ? "" : " — off"}`);
+		for (const prm of h.init.surface.params) lines.push(`  ${prm.name} = ${JSON.stringify(prm.value)}  (${prm.origin})`);
+		if (h.init.decisionLog !== undefined) lines.push(`decision log ${h.init.decisionLog}`);
+	}
+	lines.push(h.live ? `engine running; window ${h.windowId}` : `engine not running (${h.engine?.reason ?? "not started"})`);
+	if (!ctx.isProjectTrusted() && existsSync(join(ctx.cwd, ".pi", "resetpolicy.hcl"))) {
+		lines.push(
+			".pi/resetpolicy.hcl exists but was ignored: this project is not trusted. Trust it with /trust (or start pi with --approve), then start a new session.",
+		);
+	}
+	ctx.ui.notify(lines.join("\n"), "info");
+}
+
+export function registerSurface(h: HostState, init: InitializeResult): void {
+	for (const tool of init.surface.tools) {
+		if (h.registeredTools.has(tool.name)) continue;
+		h.registeredTools.add(tool.name);
+		registerPolicyTool(h, tool);
+	}
+	for (const cmd of init.surface.commands) {
+		if (h.registeredCommands.has(cmd.name) || cmd.name === "resetpolicy") continue;
+		h.registeredCommands.add(cmd.name);
+		h.pi.registerCommand(cmd.name, {
+			description: cmd.description,
+			handler: (args, ctx) => onPolicyCommand(h, cmd.name, args, ctx),
+		});
+	}
+}
+
+function registerPolicyTool(h: HostState, tool: PolicyTool): void {
+	const props: Record<string, TSchema> = {};
+	for (const p of tool.parameters) {
+		const opts = { description: p.description };
+		let s: TSchema;
+		switch (p.type) {
+			case "number":
+				s = Type.Number(opts);
+				break;
+			case "integer":
+				s = Type.Integer(opts);
+				break;
+			case "boolean":
+				s = Type.Boolean(opts);
+				break;
+			default:
+				s = Type.String(opts);
+		}
+		props[p.name] = p.required ? s : Type.Optional(s);
+	}
+	h.pi.registerTool({
+		name: tool.name,
+		label: tool.name,
+		description: tool.description,
+		parameters: Type.Object(props),
+		execute: async (_id, params, _signal, _onUpdate, ctx) => {
+			h.lastCtx = ctx;
+			if (!h.live) {
+				return errorResult(`resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}); nothing was done.`);
+			}
+			try {
+				await confirmWindow(h, ctx);
+				const d = await decide(h, ctx, "tool", { name: tool.name, args: params });
+				const out = new Outcome("tool");
+				await apply(h, d.effects, out, ctx);
+				return {
+					content: [{ type: "text" as const, text: out.reply?.text ?? "Done." }],
+					details: { rules: d.rules },
+					...(out.reply?.terminate === true ? { terminate: true } : {}),
+				};
+			} catch (err) {
+				return errorResult(`resetpolicy: ${errorText(err)}; nothing was done.`);
+			}
+		},
+	});
+}
+
+async function onPolicyCommand(h: HostState, name: string, args: string, ctx: ExtensionCommandContext): Promise<void> {
+	h.lastCtx = ctx;
+	if (!h.live) {
+		say(ctx, `resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}); /${name} did nothing.`, "error");
+		return;
+	}
+	await guard(h, ctx, async () => {
+		await confirmWindow(h, ctx);
+		const d = await decide(h, ctx, "command", { name, args: args.trim(), dialog: hasDialogs(ctx) });
+		const out = new Outcome("command");
+		await apply(h, d.effects, out, ctx);
+		if (out.asks.length > 0) await dialog(h, name, out.asks, ctx);
+		return undefined;
+	});
+}
+
+/**
+ * The ask effects of one command decision: the questions in Pi's dialog
+ * UI, then the same command once more with the answers after each
+ * group's command arguments (an empty answer takes the offered value).
+ * A cancelled question runs nothing.
+ */
+async function dialog(h: HostState, name: string, asks: Outcome["asks"], ctx: ExtensionCommandContext): Promise<void> {
+	if (!hasDialogs(ctx)) {
+		say(ctx, `resetpolicy: /${name} asks questions, and this mode of Pi has no dialogs; nothing was changed.`, "warning");
+		return;
+	}
+	const runs: { command: string; answers: string[] }[] = [];
+	for (const q of asks) {
+		const answer = await ctx.ui.input(q.value === "" ? q.title : `${q.title} [${q.value}]`, q.value);
+		if (answer === undefined) {
+			say(ctx, `/${name}: cancelled; nothing was changed.`, "info");
+			return;
+		}
+		const last = runs[runs.length - 1];
+		const a = answer.trim() === "" ? q.value : answer.trim();
+		if (last !== undefined && last.command === q.command) last.answers.push(a);
+		else runs.push({ command: q.command, answers: [a] });
+	}
+	for (const r of runs) {
+		const d = await decide(h, ctx, "command", { name, args: [r.command, ...r.answers].join(" ").trim(), dialog: true });
+		await apply(h, d.effects, new Outcome("command"), ctx);
+	}
+}
+
+/** Pi's terminal and RPC modes answer input dialogs; print and JSON mode have no UI. */
+function hasDialogs(ctx: ExtensionContext): boolean {
+	try {
+		return ctx.hasUI;
+	} catch {
+		return false;
+	}
+}
+
+function errorResult(text: string) {
+	return { content: [{ type: "text" as const, text }], details: undefined, isError: true };
+}
