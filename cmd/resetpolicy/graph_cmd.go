@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
+	"github.com/resetpolicy/resetpolicy/host/render"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
@@ -66,7 +67,7 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 			case "mermaid":
 				out = graph.Mermaid(ds)
 			default:
-				if out, err = graph.Render(context.Background(), graph.DOT(ds), format); err != nil {
+				if out, err = render.Render(context.Background(), graph.DOT(ds), format); err != nil {
 					return failure("%v", err)
 				}
 			}

@@ -2,11 +2,8 @@ package graph
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
-
-	"github.com/goccy/go-graphviz"
 )
 
 // DOT writes the diagrams as one Graphviz digraph (one cluster per
@@ -87,32 +84,4 @@ func Mermaid(ds []*Diagram) []byte {
 
 func mermaidText(s string) string {
 	return strings.NewReplacer(":", "#58;", ";", "#59;").Replace(s)
-}
-
-// Render draws DOT source as "svg" or "png" with Graphviz compiled to
-// WebAssembly, in process: nothing to install. SVG comes from Graphviz's
-// own renderer; PNG from pngRenderer, on the same layout.
-func Render(ctx context.Context, dot []byte, format string) ([]byte, error) {
-	switch format {
-	case "svg":
-	case "png":
-		return renderPNG(ctx, dot)
-	default:
-		return nil, fmt.Errorf("cannot render %q: svg or png", format)
-	}
-	g, err := graphviz.New(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer g.Close()
-	gr, err := graphviz.ParseBytes(dot)
-	if err != nil {
-		return nil, err
-	}
-	defer gr.Close()
-	var out bytes.Buffer
-	if err := g.Render(ctx, gr, graphviz.SVG, &out); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
 }

@@ -1,4 +1,4 @@
-package graph_test
+package render_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
+	"github.com/resetpolicy/resetpolicy/host/render"
 )
 
 // TestPNGEdgesAreStrokes renders new_context's diagrams to PNG and counts
@@ -19,7 +20,7 @@ func TestPNGEdgesAreStrokes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := graph.Render(context.Background(), graph.DOT(ds), "png")
+	b, err := render.Render(context.Background(), graph.DOT(ds), "png")
 	if err != nil {
 		t.Fatal(err)
 	}
