@@ -38,7 +38,7 @@ for (let i = 1; i <= 6; i++) {
 const faux = fauxProvider({ models: [{ id: "faux-1", contextWindow: 64000, maxTokens: 4096 }] });
 const modelRuntime = await ModelRuntime.create({ authPath: join(agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
 modelRuntime.registerNativeProvider(faux.provider);
-const settingsManager = SettingsManager.inMemory({ retry: { enabled: false } }, { projectTrusted: true });
+const settingsManager = SettingsManager.inMemory({}, { projectTrusted: true });
 const resourceLoader = new DefaultResourceLoader({
 	cwd,
 	agentDir,
