@@ -32,17 +32,21 @@ type Result struct {
 	States      int    `json:"states"`
 	Transitions int    `json:"transitions"`
 	// Bounded is set when --depth or the state bound cut the exploration.
-	Bounded  bool      `json:"bounded"`
-	Holds    []string  `json:"holds"`
-	Findings []Finding `json:"findings"`
-	Expected []string  `json:"expected,omitempty"`
+	Bounded bool `json:"bounded"`
+	// Incomplete is set when the state bound cut an exploration that
+	// --depth did not bound: the properties were checked on the states
+	// explored only, which proves nothing about the rest, so it fails.
+	Incomplete bool      `json:"incomplete,omitempty"`
+	Holds      []string  `json:"holds"`
+	Findings   []Finding `json:"findings"`
+	Expected   []string  `json:"expected,omitempty"`
 	// Warnings do not fail verification.
 	Warnings []Finding  `json:"warnings,omitempty"`
 	Sampling []Sampling `json:"sampling"`
 }
 
 // OK reports whether every property holds and no check failed.
-func (r *Result) OK() bool { return len(r.Findings) == 0 }
+func (r *Result) OK() bool { return len(r.Findings) == 0 && !r.Incomplete }
 
 // Finding is a property that fails or a built-in check that does, with
 // the shortest event sequence that shows it when there is one.
@@ -259,8 +263,11 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %-16s %s%s\n", s.Fact, s.How, vals)
 	}
 	bound := ""
-	if r.Bounded {
-		bound = " (bounded: the exploration stopped at --depth or the state limit)"
+	switch {
+	case r.Incomplete:
+		bound = fmt.Sprintf(" (incomplete: the exploration stopped at the state limit of %d states; the properties hold on those only — declare narrower fact domains in a verify block, or bound it with --depth)", r.States)
+	case r.Bounded:
+		bound = " (bounded: the exploration stopped at --depth)"
 	}
 	fmt.Fprintf(w, "%s: %d states, %d transitions, %d properties hold, %d findings, %d warnings%s\n", r.Policy, r.States, r.Transitions, len(r.Holds), len(r.Findings), len(r.Warnings), bound)
 }

@@ -53,6 +53,7 @@ type model struct {
 	warnings    []Finding
 	opts        Options
 	bounded     bool
+	incomplete  bool // the state bound, not --depth, cut the exploration
 }
 
 type edge struct {
@@ -106,7 +107,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	}
 	for i := 0; i < len(m.nodes); i++ {
 		if len(m.index) >= opts.MaxStates {
-			m.bounded = true
+			m.bounded, m.incomplete = true, true
 			break
 		}
 		n := m.nodes[i]
@@ -401,7 +402,7 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 }
 
 func (m *model) result() *Result {
-	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Warnings: m.warnings}
+	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Warnings: m.warnings}
 	for _, pr := range m.props {
 		if f, ok := m.found[pr.Name]; ok {
 			r.Findings = append(r.Findings, *f)

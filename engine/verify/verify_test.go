@@ -296,3 +296,28 @@ property "no continuation loop without a new request" {
 		t.Errorf("run block does not mark the cycle:\n%s", f.RunBlock(p.Name))
 	}
 }
+
+// An exploration cut by the state bound proves nothing about the states it
+// did not reach: it fails and says so, where one cut by --depth is the
+// author's choice.
+func TestStateLimitIsIncomplete(t *testing.T) {
+	p, diags := policies.Load("wipe_memory", nil)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{MaxStates: 20})
+	if !r.Incomplete || r.OK() {
+		t.Fatalf("cut at %d states: incomplete %v, ok %v; want incomplete and not ok", r.States, r.Incomplete, r.OK())
+	}
+	var b strings.Builder
+	r.WriteText(&b)
+	if !strings.Contains(b.String(), "incomplete: the exploration stopped at the state limit") {
+		t.Errorf("the report does not say it is incomplete:\n%s", b.String())
+	}
+	if (&verify.Result{Incomplete: true}).OK() {
+		t.Error("an incomplete exploration with no finding counts as verified")
+	}
+	if d := verify.Check(p, verify.Options{Depth: 2}); d.Incomplete || !d.Bounded {
+		t.Errorf("--depth 2: bounded %v, incomplete %v; want bounded by depth, not incomplete", d.Bounded, d.Incomplete)
+	}
+}
