@@ -74,10 +74,17 @@ overlaid.`,
 		},
 	}
 	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: RESETPOLICY_POLICY, else wipe_memory)")
-	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
-	cmd.Flags().StringVar(&f.compare, "compare", "", "replay once per value, side by side: PARAM=V1,V2,… (or policy=A,B, or a host setting)")
 	cmd.Flags().StringVar(&f.plot, "plot", "", "draw context per turn with thresholds and decisions to FILE.svg or FILE.png")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "one JSON object per session (and setting) per line")
+	addReplayFlags(cmd, &f)
+	return cmd
+}
+
+// addReplayFlags registers the flags that say how sessions are replayed:
+// shared by replay and report, so both read sessions alike.
+func addReplayFlags(cmd *cobra.Command, f *replayFlags) {
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
+	cmd.Flags().StringVar(&f.compare, "compare", "", "replay once per value, side by side: PARAM=V1,V2,… (or policy=A,B, or a host setting)")
 	cmd.Flags().StringVar(&f.branch, "branch", "", "replay the branch ending at this entry id instead of the active one")
 	cmd.Flags().Int64Var(&f.contextWindow, "context-window", 0, "the model's context window (default: from the model, else 200000)")
 	cmd.Flags().Int64Var(&f.reserve, "reserve", 16384, "Pi's compaction.reserveTokens")
@@ -86,7 +93,6 @@ overlaid.`,
 	cmd.Flags().StringArrayVar(&f.piSettings, "pi-settings", nil, "a Pi settings.json whose compaction settings apply (repeatable: the agent directory's, then the project's); --reserve, --keep-recent and --auto-compaction given explicitly win")
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "sessions replayed at once (default: the number of CPUs)")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (on a terminal), always, never")
-	return cmd
 }
 
 // setting is one column of a comparison.
@@ -98,6 +104,9 @@ type setting struct {
 }
 
 func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting, error) {
+	if f.reserve < 0 || f.keepRecent < 0 || f.contextWindow < 0 {
+		return nil, usage("--reserve, --keep-recent and --context-window take whole numbers of tokens, 0 or more")
+	}
 	set, err := parseSet(f.sets)
 	if err != nil {
 		return nil, err
@@ -170,9 +179,6 @@ func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting
 func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) error {
 	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
 		return usage("--plot %q: the file name must end in .svg or .png", f.plot)
-	}
-	if f.reserve < 0 || f.keepRecent < 0 || f.contextWindow < 0 {
-		return usage("--reserve, --keep-recent and --context-window take whole numbers of tokens, 0 or more")
 	}
 	settings, err := replaySettings(cmd, f, policy)
 	if err != nil {

@@ -93,24 +93,7 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			bad++
 		}
 		if asJSON {
-			type withTime struct {
-				*verify.Result
-				Source     string            `json:"source"`
-				Seconds    float64           `json:"seconds"`
-				EvalInputs map[string]string `json:"eval_inputs,omitempty"`
-				RunBlocks  map[string]string `json:"run_blocks,omitempty"`
-			}
-			w := withTime{Result: r, Source: t, Seconds: elapsed.Seconds()}
-			for _, f := range r.Findings {
-				if len(f.Trace) > 0 {
-					if w.EvalInputs == nil {
-						w.EvalInputs, w.RunBlocks = map[string]string{}, map[string]string{}
-					}
-					w.EvalInputs[f.Name] = f.EvalLines()
-					w.RunBlocks[f.Name] = f.RunBlock(r.Policy)
-				}
-			}
-			b, _ := json.Marshal(w)
+			b, _ := json.Marshal(verifyJSON(r, t, elapsed))
 			fmt.Fprintln(out, string(b))
 			continue
 		}
@@ -152,4 +135,29 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 		}
 	}
 	return bad
+}
+
+// verifyJSONResult is one policy's result as verify --json prints it (and
+// the report embeds it): the result, where it came from, how long it took,
+// and each counterexample as eval lines and a run block.
+type verifyJSONResult struct {
+	*verify.Result
+	Source     string            `json:"source"`
+	Seconds    float64           `json:"seconds"`
+	EvalInputs map[string]string `json:"eval_inputs,omitempty"`
+	RunBlocks  map[string]string `json:"run_blocks,omitempty"`
+}
+
+func verifyJSON(r *verify.Result, source string, elapsed time.Duration) verifyJSONResult {
+	w := verifyJSONResult{Result: r, Source: source, Seconds: elapsed.Seconds()}
+	for _, f := range r.Findings {
+		if len(f.Trace) > 0 {
+			if w.EvalInputs == nil {
+				w.EvalInputs, w.RunBlocks = map[string]string{}, map[string]string{}
+			}
+			w.EvalInputs[f.Name] = f.EvalLines()
+			w.RunBlocks[f.Name] = f.RunBlock(r.Policy)
+		}
+	}
+	return w
 }
