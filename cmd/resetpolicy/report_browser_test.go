@@ -196,4 +196,3 @@ func inkShare(t *testing.T, shot []byte) float64 {
 	}
 	return float64(ink) / float64(max(1, b.Dx()*b.Dy()))
 }
-

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/resetpolicy/resetpolicy/host/replay"
+)
+
+// rep makes a report of a session with the given peak and decisions.
+func rep(file string, peak int64, resets, decisions int) *replay.Report {
+	r := &replay.Report{File: file, Session: file, ContextWindow: 200000, PeakTokens: peak, Resets: resets, Turns: 10}
+	for i := 0; i < decisions; i++ {
+		r.Decisions = append(r.Decisions, replay.Decision{Turn: i, Event: "turn_end", Tokens: peak, Rules: []string{"r"},
+			Effects: []map[string]any{{"effect": "notify", "text": strings.Repeat("x", 200)}}})
+	}
+	for t := 0; t < 10; t++ {
+		r.Points = append(r.Points, replay.Point{Turn: t, Tokens: peak * int64(t) / 9})
+	}
+	return r
+}
+
+func TestChartsGoToTheMostTellingSessions(t *testing.T) {
+	b := NewReplayBuilder([]string{"wipe_memory"})
+	for i := 0; i < 100; i++ {
+		resets := 0
+		if i%10 == 3 {
+			resets = 1
+		}
+		b.Add([]*replay.Report{rep(fmt.Sprintf("s%03d", i), int64(1000*i), resets, 1)}, nil)
+	}
+	sec := b.Section()
+	if len(sec.Sessions) != 100 || sec.Charted != MaxCharts {
+		t.Fatalf("%d listed, %d charted; want 100 and %d", len(sec.Sessions), sec.Charted, MaxCharts)
+	}
+	// The ten that reset come first, then the highest peaks among the
+	// rest: s099 down to s085, less s093, which resets.
+	for i, s := range sec.Sessions {
+		charted := s.Chart != ""
+		want := i%10 == 3 || i >= 85
+		if charted != want {
+			t.Errorf("%s (resets %d, peak %d): charted %v, want %v", s.File, s.Resets, s.Peak, charted, want)
+		}
+		if charted != (s.Reports != nil) {
+			t.Errorf("%s: a chart and its reports go together", s.File)
+		}
+	}
+}
+
+func TestChartBudgetBoundsThePage(t *testing.T) {
+	b := NewReplayBuilder([]string{"a"})
+	for i := 0; i < 40; i++ {
+		// Each session's reports encode to about 300 KB.
+		b.Add([]*replay.Report{rep(fmt.Sprintf("s%d", i), 150000, 1, 1000)}, nil)
+	}
+	sec := b.Section()
+	size := 0
+	for _, s := range sec.Sessions {
+		if s.Chart != "" {
+			enc, _ := json.Marshal(s.Reports)
+			size += len(s.Chart) + len(enc)
+		}
+	}
+	if size > ChartBudget || sec.Charted == 0 || sec.Charted == MaxCharts {
+		t.Errorf("charted %d sessions in %d bytes: want some, fewer than %d, within %d bytes", sec.Charted, size, MaxCharts, ChartBudget)
+	}
+}
+
+func TestCorpusFigures(t *testing.T) {
+	b := NewReplayBuilder([]string{"a", "b"})
+	for i, runway := range []int64{5000, 1000, 9000} {
+		ra, rb := rep(fmt.Sprint(i), 100000, 1, 0), rep(fmt.Sprint(i), 100000, 0, 0)
+		ra.Warnings = []replay.Mark{{Runway: runway + 50}, {Runway: runway, Projected: i == 2}}
+		ra.FirstWarning = &ra.Warnings[0]
+		b.Add([]*replay.Report{ra, rb}, nil)
+	}
+	sec := b.Section()
+	a, bb := sec.Corpus[0], sec.Corpus[1]
+	if a.Sessions != 3 || a.Resets != 3 || a.Warned != 3 || bb.Warned != 0 || bb.Resets != 0 {
+		t.Errorf("corpus %+v / %+v", a, bb)
+	}
+	q := a.LeastRunway
+	if q == nil || q.N != 3 || q.Min != 1000 || q.P50 != 5000 || q.Max != 9000 || a.RunwayProjected != 1 {
+		t.Errorf("least runway %+v (projected %d): want each session's least, 1000/5000/9000, one projected", q, a.RunwayProjected)
+	}
+	total := 0
+	for _, bin := range a.RunwayBins {
+		total += bin.Count
+	}
+	if total != 3 || a.RunwayBins[0].From != 1000 {
+		t.Errorf("bins %+v", a.RunwayBins)
+	}
+	if bb.LeastRunway != nil || len(sec.Caveats) != 1 {
+		t.Errorf("setting b warned nobody: %+v; caveats %v", bb.LeastRunway, sec.Caveats)
+	}
+}
+
+func TestListBound(t *testing.T) {
+	b := NewReplayBuilder([]string{"a"})
+	for i := 0; i < MaxListed+3; i++ {
+		b.Add([]*replay.Report{{File: fmt.Sprint(i), ContextWindow: 1}}, nil)
+	}
+	sec := b.Section()
+	if len(sec.Sessions) != MaxListed || sec.Corpus[0].Sessions != MaxListed+3 {
+		t.Errorf("%d listed, %d counted", len(sec.Sessions), sec.Corpus[0].Sessions)
+	}
+	if !strings.Contains(strings.Join(sec.Caveats, " "), "3 more sessions counted") {
+		t.Errorf("caveats %v: want the unlisted sessions said", sec.Caveats)
+	}
+}
+
+func TestThinKeepsPeaks(t *testing.T) {
+	var pts []replay.Point
+	for i := 0; i < 10000; i++ {
+		tok := int64(i % 97)
+		if i == 5555 {
+			tok = 1e6
+		}
+		pts = append(pts, replay.Point{Turn: i, Tokens: tok})
+	}
+	out := thin(pts, MaxChartPoints)
+	if len(out) > MaxChartPoints || out[0].Turn != 0 || out[len(out)-1].Turn != 9999 {
+		t.Fatalf("thinned to %d points, %d..%d", len(out), out[0].Turn, out[len(out)-1].Turn)
+	}
+	found := false
+	for _, p := range out {
+		found = found || p.Tokens == 1e6
+	}
+	if !found {
+		t.Error("the peak was thinned away")
+	}
+}
+
+func TestChartKinds(t *testing.T) {
+	r := rep("s", 100000, 1, 2)
+	r.Label = "wipe_memory"
+	for i := 5; i < 10; i++ {
+		r.Points[i].Projected = true
+	}
+	svg := Chart([]*replay.Report{r}, [][]replay.Threshold{{{Name: "warning", Tokens: 150000}}})
+	for _, want := range []string{`class="series measured"`, `class="series projected"`, `stroke-dasharray="6 4"`, `class="decision" data-s="0" data-d="1"`, `warning: 150k tokens`, ">wipe_memory<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+}
+
+func TestDataCannotCloseItsScript(t *testing.T) {
+	d := &Doc{Policy: &PolicySection{Summary: json.RawMessage(`{"name":"p"}`), Messages: []Named{{Name: "m", Text: "</script><script>alert(1)</script>"}}}}
+	var b bytes.Buffer
+	if err := Write(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, "</script>"); n != 2 {
+		t.Errorf("%d </script> in the page, want the two of its own", n)
+	}
+	if !strings.Contains(page, "<title>resetpolicy report: p</title>") {
+		t.Error("title lacks the policy's name")
+	}
+}
