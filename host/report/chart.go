@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/host/replay"
@@ -68,7 +69,13 @@ func Chart(reports []*replay.Report, thresholds [][]replay.Threshold) string {
 			padL+plotW+12, padL+plotW+36, legendY, legendY, colour, dashAttr(dash), padL+plotW+42, legendY, esc(clip(label, 22)))
 	}
 	// Thresholds: each distinct level once, in the colour of the first
-	// setting that has it.
+	// setting that has it; labels pushed apart where levels lie close.
+	type label struct {
+		y      float64
+		colour string
+		text   string
+	}
+	var labels []label
 	seen := map[string]bool{}
 	for i, ts := range thresholds {
 		for _, t := range ts {
@@ -80,8 +87,15 @@ func Chart(reports []*replay.Report, thresholds [][]replay.Threshold) string {
 			c := Palette[i%len(Palette)]
 			fmt.Fprintf(&b, `<line class="threshold" x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="%s" stroke-opacity="0.55" stroke-dasharray="2 2"><title>%s: %s tokens</title></line>`,
 				padL, padL+plotW, y(t.Tokens), y(t.Tokens), c, esc(t.Name), tokLabel(t.Tokens))
-			fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" dy="-3" fill="%s" font-size="10">%s</text>`, padL+4, y(t.Tokens), c, esc(clip(t.Name, 28)))
+			labels = append(labels, label{y(t.Tokens), c, clip(t.Name, 28)})
 		}
+	}
+	sort.Slice(labels, func(i, j int) bool { return labels[i].y < labels[j].y })
+	for i := range labels {
+		if i > 0 && labels[i].y-labels[i-1].y < 11 {
+			labels[i].y = labels[i-1].y + 11
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" dy="-3" fill="%s" font-size="10">%s</text>`, padL+4, labels[i].y, labels[i].colour, esc(labels[i].text))
 	}
 	for i, r := range reports {
 		c := Palette[i%len(Palette)]

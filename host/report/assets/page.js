@@ -202,6 +202,16 @@
     body.append(det);
   })();
 
+  // Session files are shown below the directory they all share.
+  const shared = (function () {
+    const files = ((D.replay || {}).sessions || []).map((s) => s.file);
+    if (files.length < 2) return "";
+    let p = files[0].slice(0, files[0].lastIndexOf("/") + 1);
+    for (const f of files) while (p && !f.startsWith(p)) p = p.slice(0, p.slice(0, -1).lastIndexOf("/") + 1);
+    return p;
+  })();
+  const shortName = (s) => s.name || (shared && s.file.startsWith(shared) ? s.file.slice(shared.length) : s.file);
+
   // 5. Sessions.
   (function () {
     const body = $("#sessions .body");
@@ -233,12 +243,13 @@
     });
     if ((R.failed || []).length) body.append(el("h3", { text: "Files not replayed" }), pre(R.failed.join("\n")));
     body.append(el("h3", { text: "Sessions (" + R.sessions.length + "; " + R.charted + " with a chart: click one)" }));
+    if (shared) body.append(el("p", { class: "muted", text: "below " + shared }));
     const chart = el("div", { id: "session-chart" });
     const t = el("table", { id: "session-table" });
     t.append(el("tr", {}, ...["session", "turns", "peak", "of window", "resets", "checkpoints", "warned", "chart"].map((x) => el("th", { text: x }))));
     R.sessions.forEach((s, i) => {
       const tr = el("tr", { class: s.chart ? "session" : "", "data-i": String(i) },
-        el("td", {}, el("code", { text: s.name || s.file })), el("td", { class: "num", text: num(s.turns) }), el("td", { class: "num", text: num(s.peak_tokens) }),
+        el("td", {}, el("code", { text: shortName(s), title: s.file })), el("td", { class: "num", text: num(s.turns) }), el("td", { class: "num", text: num(s.peak_tokens) }),
         el("td", { class: "num", text: (100 * s.peak_share).toFixed(0) + "%" }), el("td", { class: "num", text: num(s.resets) }),
         el("td", { class: "num", text: num(s.checkpoints) }), el("td", { text: s.warned ? "yes" : "" }), el("td", { text: s.chart ? "▸ open" : "listed" }));
       if (s.chart) tr.addEventListener("click", () => openSession(i, tr, chart));
@@ -254,7 +265,7 @@
     document.querySelectorAll("tr.session.open").forEach((x) => x.classList.remove("open"));
     tr.classList.add("open");
     box.textContent = "";
-    box.append(el("h3", { text: s.name || s.file }));
+    box.append(el("h3", { text: shortName(s), title: s.file }));
     const reps = s.reports || [];
     box.append(el("p", { class: "muted", text: reps.map((r) => r.setting || r.policy).map((l, k) => l + ": window " + num(reps[k].context_window) + " (" + reps[k].context_window_from + "), " + reps[k].resets + " resets, " + reps[k].checkpoints + " checkpoints" + (reps[k].diverged_at_turn ? ", leaves the record at turn " + reps[k].diverged_at_turn : "")).join(" · ") }));
     const holder = el("div", { class: "chart-holder" });
