@@ -1,11 +1,13 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
+	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
 	"github.com/resetpolicy/resetpolicy/host/render"
+	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
@@ -16,6 +18,8 @@ func newGraphCmd(*viper.Viper) *cobra.Command {
 	var sets, slots []string
 	var format, outFile string
 	var product bool
+	var lim graph.Limits
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "graph POLICY [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
 		Short: "Draw a policy's state diagram",
@@ -50,15 +54,14 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 				cmd.PrintErr(diags.Error())
 				return silent
 			}
-			var ds []*graph.Diagram
-			if len(slots) >= 2 || product {
-				d, err := graph.Product(p, slots)
-				if err != nil {
-					return usage("%v", err)
+			for _, name := range slots {
+				if s, ok := p.Slot(name); !ok || !s.IsEnum() {
+					return usage("%s: %s is not an enum slot", p.Name, name)
 				}
-				ds = []*graph.Diagram{d}
-			} else if ds, err = graph.PerSlot(p, slots); err != nil {
-				return usage("%v", err)
+			}
+			ds, err := draw(p, slots, len(slots) >= 2 || product, lim, timeout)
+			if err != nil {
+				return failure("graph: %v", err)
 			}
 			var out []byte
 			switch format {
@@ -67,7 +70,7 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 			case "mermaid":
 				out = graph.Mermaid(ds)
 			default:
-				if out, err = render.Render(context.Background(), graph.DOT(ds), format); err != nil {
+				if out, err = render.Render(ds, format); err != nil {
 					return failure("%v", err)
 				}
 			}
@@ -85,6 +88,35 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 	cmd.Flags().BoolVar(&product, "product", false, "draw the reachable product of the --slot slots even for one slot")
 	cmd.Flags().StringVar(&format, "format", "dot", "dot, mermaid, svg or png")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().IntVar(&lim.MaxStates, "max-states", graph.DefaultMaxStates, "bound the states the exploration visits")
+	cmd.Flags().IntVar(&lim.MaxNodes, "max-nodes", graph.DefaultMaxNodes, "bound the states of one diagram")
+	cmd.Flags().IntVar(&lim.MaxEdges, "max-edges", graph.DefaultMaxEdges, "bound the edges of one diagram")
+	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "give up after this long")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	return cmd
+}
+
+// draw builds the diagrams within the time bound: the exploration and the
+// layout are bounded by counts, and the clock is the command's.
+func draw(p *rules.Policy, slots []string, product bool, lim graph.Limits, timeout time.Duration) ([]*graph.Diagram, error) {
+	type result struct {
+		ds  []*graph.Diagram
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		if product {
+			d, err := graph.Product(p, slots, lim)
+			done <- result{[]*graph.Diagram{d}, err}
+			return
+		}
+		ds, err := graph.PerSlot(p, slots, lim)
+		done <- result{ds, err}
+	}()
+	select {
+	case r := <-done:
+		return r.ds, r.err
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("%s: no diagram within %v (--timeout); draw fewer slots or lower --max-states", p.Name, timeout)
+	}
 }

@@ -1,12 +1,16 @@
 package graph_test
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
+	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
 func load(t *testing.T, name string) *rules.Policy {
@@ -18,32 +22,188 @@ func load(t *testing.T, name string) *rules.Policy {
 	return p
 }
 
-func TestPerSlot(t *testing.T) {
-	ds, err := graph.PerSlot(load(t, "new_context"), []string{"request"})
+// rulesOn lists the rules an edge from -> to draws for an event.
+func rulesOn(d *graph.Diagram, from, to, event string) []string {
+	for _, e := range d.Edges {
+		if e.From == from && e.To == to {
+			for _, m := range e.Moves {
+				if m.Event == event {
+					return m.Rules
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// drawsRule: some edge out of one of the states lists the rule.
+func drawsRule(d *graph.Diagram, rule string, from ...string) bool {
+	for _, e := range d.Edges {
+		if len(from) > 0 && !slices.Contains(from, e.From) {
+			continue
+		}
+		for _, m := range e.Moves {
+			if slices.Contains(m.Rules, rule) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestPerSlotDrawsWhatTheEngineDoes(t *testing.T) {
+	wm := load(t, "wipe_memory")
+	ds, err := graph.PerSlot(wm, []string{"request"}, graph.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 1 || len(ds[0].Nodes) != 2 || !ds[0].Nodes[0].Initial {
-		t.Fatalf("diagram: %+v", ds)
+	d := ds[0]
+	// wipe_memory.hcl, settle_overflow_recovery_gets_one_attempt: "Other
+	// pending overflow recovery gets its one bounded attempt" names no
+	// request in `from`, but in stop-pending the stop-pending settle rules
+	// come first in file order and always win: read as written, it drew a
+	// stop-pending -> none commit_reset with continue that never happens.
+	if drawsRule(d, "settle_overflow_recovery_gets_one_attempt", "stop-pending", graph.EveryID) {
+		t.Errorf("stop-pending draws settle_overflow_recovery_gets_one_attempt, which an earlier rule always pre-empts there: %+v", d.Edges)
 	}
-	var found bool
-	for _, e := range ds[0].Edges {
-		if e.From == "none" && e.To == "pending" && strings.Join(e.Labels, ",") == "tool / new_context_marks_explicit_request" {
-			found = true
+	if rs := rulesOn(d, "close-out", "none", "before_settle"); !slices.Contains(rs, "settle_overflow_recovery_gets_one_attempt") {
+		t.Errorf("close-out -> none on before_settle: %v, want settle_overflow_recovery_gets_one_attempt", rs)
+	}
+	if rs := rulesOn(d, "stop-pending", "none", "before_settle"); !slices.Contains(rs, "settle_stop_pending_needs_only_a_stop") {
+		t.Errorf("stop-pending -> none on before_settle: %v", rs)
+	}
+	// Switching off clears the request from every state: drawn once.
+	if rs := rulesOn(d, graph.EveryID, "none", "toggle"); !slices.Equal(rs, []string{"toggle_off_clears_transient_state"}) {
+		t.Errorf("every state -> none on toggle: %v", rs)
+	}
+	if rs := rulesOn(d, "close-out", "none", "toggle"); rs != nil {
+		t.Errorf("toggle drawn from close-out as well as from every state: %v", rs)
+	}
+
+	// new_context.hcl, compaction_returns_reset_boundary_at_once: "Build
+	// the reset boundary immediately and return it": no `from`, moves no
+	// slot, and is the policy's main path: a loop in every state, drawn
+	// once where the slot has three values or more.
+	nc := load(t, "new_context")
+	ds, err = graph.PerSlot(nc, []string{"request", "attempt"}, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"none", "pending"} {
+		if rs := rulesOn(ds[0], s, s, "before_compact"); !slices.Contains(rs, "compaction_returns_reset_boundary_at_once") {
+			t.Errorf("new_context request: before_compact loop in %s: %v", s, rs)
 		}
 	}
-	if !found {
-		t.Errorf("no edge none -> pending by new_context_marks_explicit_request: %+v", ds[0].Edges)
+	if rs := rulesOn(ds[1], graph.EveryID, graph.EveryID, "before_compact"); !slices.Contains(rs, "compaction_returns_reset_boundary_at_once") {
+		t.Errorf("new_context attempt: before_compact loop in every state %v, edges %+v", rs, ds[1].Edges)
 	}
-	// A rule that fires in pending without moving is a note of the node.
-	if !strings.Contains(strings.Join(ds[0].Nodes[1].Notes, "\n"), "tool / new_context_repeat_reports_already_pending: reply") {
-		t.Errorf("pending notes: %v", ds[0].Nodes[1].Notes)
+	// A rule that fires in one state without moving is a loop there.
+	if rs := rulesOn(ds[0], "pending", "pending", "tool"); !slices.Contains(rs, "new_context_repeat_reports_already_pending") {
+		t.Errorf("pending loop on tool: %v", rs)
+	}
+	if rs := rulesOn(ds[0], "none", "pending", "tool"); !slices.Equal(rs, []string{"new_context_marks_explicit_request"}) {
+		t.Errorf("none -> pending on tool: %v", rs)
 	}
 	m := string(graph.Mermaid(ds))
-	if !strings.Contains(m, "stateDiagram-v2") || !strings.Contains(m, "s0 --> s1 : tool / new_context_marks_explicit_request") {
+	if !strings.Contains(m, "stateDiagram-v2") || !strings.Contains(m, "s0 --> s1 : tool") {
 		t.Errorf("mermaid:\n%s", m)
 	}
-	if _, err := graph.PerSlot(load(t, "new_context"), []string{"attempt_id"}); err == nil {
-		t.Error("an int slot is not an enum: want an error")
+}
+
+// Every rule that fires in the exploration is drawn in some per-slot
+// diagram.
+func TestEveryFiredRuleIsDrawn(t *testing.T) {
+	for _, name := range []string{"wipe_memory", "new_context", "autocompacter"} {
+		p := load(t, name)
+		ds, err := graph.PerSlot(p, nil, graph.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drawn := map[string]bool{}
+		for _, d := range ds {
+			for _, e := range d.Edges {
+				for _, m := range e.Moves {
+					for _, r := range m.Rules {
+						drawn[r] = true
+					}
+				}
+			}
+		}
+		fired := firedRules(p)
+		for r := range fired {
+			if !drawn[r] {
+				t.Errorf("%s: rule %s fires but no diagram draws it", name, r)
+			}
+		}
 	}
+}
+
+func TestProductIsReadable(t *testing.T) {
+	d, err := graph.Product(load(t, "wipe_memory"), []string{"request", "overflow"}, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[[2]string]bool{}
+	for _, e := range d.Edges {
+		if pairs[[2]string{e.From, e.To}] {
+			t.Errorf("two edges %s -> %s: parallel edges are merged", e.From, e.To)
+		}
+		pairs[[2]string{e.From, e.To}] = true
+		for i := 1; i < len(e.Moves); i++ {
+			if e.Moves[i-1].Event >= e.Moves[i].Event {
+				t.Errorf("%s -> %s: events not merged: %v", e.From, e.To, e.Events())
+			}
+		}
+	}
+	if rs := rulesOn(d, graph.EveryID, "none × idle", "session_start"); !slices.Contains(rs, "session_change_clears_transient_state") {
+		t.Errorf("a session change is not drawn once from every state: %v", rs)
+	}
+	if len(d.Edges) > 60 {
+		t.Errorf("%d edges for %d states", len(d.Edges), len(d.Nodes))
+	}
+}
+
+func TestBounds(t *testing.T) {
+	wm := load(t, "wipe_memory")
+	for _, c := range []struct {
+		lim   graph.Limits
+		bound string
+	}{
+		{graph.Limits{MaxStates: 50}, "states"},
+		{graph.Limits{MaxNodes: 3}, "nodes"},
+		{graph.Limits{MaxEdges: 5}, "edges"},
+	} {
+		_, err := graph.Product(wm, []string{"request", "overflow"}, c.lim)
+		var le *graph.LimitError
+		if !errors.As(err, &le) || le.Bound != c.bound {
+			t.Errorf("%+v: %v, want the %s bound", c.lim, err, c.bound)
+			continue
+		}
+		if !strings.Contains(err.Error(), "--max-"+c.bound) {
+			t.Errorf("message names no flag: %v", err)
+		}
+	}
+	// Just enough: the 16 request × overflow states (one is unreached) and
+	// the every-state node draw; one fewer does not.
+	d, err := graph.Product(wm, []string{"request", "overflow"}, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := len(d.Nodes) - 1 // the every-state pseudo-node
+	if _, err := graph.Product(wm, []string{"request", "overflow"}, graph.Limits{MaxNodes: states}); err != nil {
+		t.Errorf("MaxNodes %d: %v", states, err)
+	}
+	if _, err := graph.Product(wm, []string{"request", "overflow"}, graph.Limits{MaxNodes: states - 1}); err == nil {
+		t.Errorf("MaxNodes %d: no error", states-1)
+	}
+}
+
+func firedRules(p *rules.Policy) map[string]bool {
+	fired := map[string]bool{}
+	verify.Check(p, verify.Options{Observe: func(_, _ []lang.Value, _ string, rs []string) {
+		for _, r := range rs {
+			fired[r] = true
+		}
+	}})
+	return fired
 }
