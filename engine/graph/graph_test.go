@@ -158,7 +158,7 @@ func TestProductIsReadable(t *testing.T) {
 	if rs := rulesOn(d, graph.EveryID, "none × idle", "session_start"); !slices.Contains(rs, "session_change_clears_transient_state") {
 		t.Errorf("a session change is not drawn once from every state: %v", rs)
 	}
-	if len(d.Edges) > 60 {
+	if len(d.Edges) > 75 {
 		t.Errorf("%d edges for %d states", len(d.Edges), len(d.Nodes))
 	}
 }

@@ -24,7 +24,7 @@ const (
 	lineHeight    = 1.3
 	padX, padY    = 8.0, 5.0
 	gapX          = 18.0
-	layerGap      = 14.0
+	layerGap      = 20.0
 	margin        = 12.0
 	labelChars    = 34
 	sweeps        = 12
@@ -81,6 +81,7 @@ type elem struct {
 	left     float64
 	right    float64 // extents from the centre line
 	h        float64
+	boxH     float64 // a state's box, centred in h (its loop label may be taller)
 	x, y     float64 // the centre line; the top
 	up, down []int   // neighbour elements in the layers above and below
 	pos      int
@@ -93,6 +94,7 @@ type segEdge struct {
 	e        int
 	from, to int // diagram node indexes, after reversal: rank[from] < rank[to]
 	reversed bool
+	flat     bool  // both ends in one layer: an arch through the layer above
 	chain    []int // elements from the source to the target
 }
 
@@ -157,8 +159,7 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 		}
 		es = append(es, segEdge{e: i, from: a, to: b})
 	}
-	breakCycles(d, es, n)
-	rank := longestPath(es, n)
+	rank := levels(d, es, n)
 
 	// Layers: states at even layers, virtual points between.
 	var layers [][]*elem
@@ -182,6 +183,7 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 		el.left = w/2 + padX
 		el.right = el.left
 		el.h = fontSize*lineHeight + 2*padY
+		el.boxH = el.h
 		if len(loops[v]) > 0 {
 			var lines []string
 			for _, li := range loops[v] {
@@ -207,6 +209,14 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 	for i := range es {
 		se := &es[i]
 		span := 2*(rank[se.to]-rank[se.from]) - 1
+		first := 2*rank[se.from] + 1
+		if se.flat {
+			// One point, in the label layer above (below, at the top).
+			span, first = 1, 2*rank[se.from]-1
+			if first < 0 {
+				first = 1
+			}
+		}
 		segments += span + 1
 		if segments > maxSegments {
 			return nil, fmt.Errorf("the layout needs more than %d edge segments; draw fewer slots", maxSegments)
@@ -227,7 +237,7 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 				}
 				el.h = float64(len(lines)) * labelSize * lineHeight
 			}
-			put(2*rank[se.from]+1+k, el)
+			put(first+k, el)
 			el.idx = len(all)
 			all = append(all, el)
 			se.chain = append(se.chain, len(all)-1)
@@ -240,6 +250,17 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 	}
 	for i := range es {
 		se := &es[i]
+		if se.flat {
+			mid := all[se.chain[0]]
+			for _, end := range []*elem{nodeElem[se.from], nodeElem[se.to]} {
+				if rank[se.from] == 0 {
+					link(end, mid)
+				} else {
+					link(mid, end)
+				}
+			}
+			continue
+		}
 		prev := nodeElem[se.from]
 		for _, c := range se.chain {
 			link(prev, all[c])
@@ -276,7 +297,7 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 		nd := d.Nodes[v]
 		w := el.widths[0] + 2*padX
 		sc.Boxes = append(sc.Boxes, box{ID: fmt.Sprintf("%s-s%d", prefix, v), Title: nd.Label, State: nd.ID,
-			X: el.x - w/2, Y: el.y, W: w, H: el.h, Lines: el.label, Widths: el.widths,
+			X: el.x - w/2, Y: el.y + (el.h-el.boxH)/2, W: w, H: el.boxH, Lines: el.label, Widths: el.widths,
 			Initial: nd.Initial, Every: nd.Every, NA: nd.Unreached})
 	}
 	for i := range es {
@@ -321,28 +342,16 @@ func discovery(d *graph.Diagram, es []segEdge, n int) []int {
 	return out
 }
 
-// breakCycles reverses the edges a depth-first walk meets backwards,
-// starting at the every-state node and the initial state, so the
-// drawing flows from where a session starts.
-func breakCycles(d *graph.Diagram, es []segEdge, n int) {
+// levels ranks each state by its distance from where a session starts
+// (a breadth-first walk from the every-state node and the initial state,
+// then from any state not yet met). An edge to a deeper state points
+// down; one back to a shallower state is reversed, so a return to the
+// start is a short edge up rather than a loop around the drawing; one
+// within a level is flat, drawn as an arch through the layer above.
+func levels(d *graph.Diagram, es []segEdge, n int) []int {
 	adj := make([][]int, n)
-	for i, e := range es {
-		adj[e.from] = append(adj[e.from], i)
-	}
-	state := make([]int, n) // 0 new, 1 on the stack, 2 done
-	var walk func(v int)
-	walk = func(v int) {
-		state[v] = 1
-		for _, ei := range adj[v] {
-			w := es[ei].to
-			switch state[w] {
-			case 0:
-				walk(w)
-			case 1:
-				es[ei].reversed = true
-			}
-		}
-		state[v] = 2
+	for _, e := range es {
+		adj[e.from] = append(adj[e.from], e.to)
 	}
 	var starts []int
 	for i, nd := range d.Nodes {
@@ -358,44 +367,38 @@ func breakCycles(d *graph.Diagram, es []segEdge, n int) {
 	for i := 0; i < n; i++ {
 		starts = append(starts, i)
 	}
+	level := make([]int, n)
+	for i := range level {
+		level[i] = -1
+	}
 	for _, s := range starts {
-		if state[s] == 0 {
-			walk(s)
+		if level[s] >= 0 {
+			continue
 		}
-	}
-	for i := range es {
-		if es[i].reversed {
-			es[i].from, es[i].to = es[i].to, es[i].from
-		}
-	}
-}
-
-// longestPath ranks each state one below the lowest of its predecessors.
-func longestPath(es []segEdge, n int) []int {
-	indeg := make([]int, n)
-	adj := make([][]int, n)
-	for _, e := range es {
-		adj[e.from] = append(adj[e.from], e.to)
-		indeg[e.to]++
-	}
-	rank := make([]int, n)
-	var queue []int
-	for v := 0; v < n; v++ {
-		if indeg[v] == 0 {
-			queue = append(queue, v)
-		}
-	}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, w := range adj[v] {
-			rank[w] = max(rank[w], rank[v]+1)
-			if indeg[w]--; indeg[w] == 0 {
-				queue = append(queue, w)
+		level[s] = 0
+		queue := []int{s}
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			for _, w := range adj[v] {
+				if level[w] < 0 {
+					level[w] = level[v] + 1
+					queue = append(queue, w)
+				}
 			}
 		}
 	}
-	return rank
+	for i := range es {
+		e := &es[i]
+		switch {
+		case level[e.from] > level[e.to]:
+			e.reversed = true
+			e.from, e.to = e.to, e.from
+		case level[e.from] == level[e.to]:
+			e.flat = true
+		}
+	}
+	return level
 }
 
 // orderLayers runs barycentre sweeps, down then up, and keeps the order
@@ -579,7 +582,10 @@ func placeX(layers [][]*elem, all []*elem) {
 func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix string) wire {
 	e := d.Edges[se.e]
 	src, dst := nodeElem[se.from], nodeElem[se.to]
-	pts := []pt{{src.x, src.y + src.h}}
+	if se.flat {
+		return arch(e, se, all[se.chain[0]], src, dst, prefix)
+	}
+	pts := []pt{{src.x, boxBottom(src)}}
 	var lab *elem
 	for _, c := range se.chain {
 		el := all[c]
@@ -588,7 +594,7 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 		}
 		pts = append(pts, pt{el.x, el.y}, pt{el.x, el.y + el.h})
 	}
-	pts = append(pts, pt{dst.x, dst.y})
+	pts = append(pts, pt{dst.x, boxTop(dst)})
 	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(),
 		Title: e.From + " → " + e.To + "\n" + e.RuleText()}
 	if lab != nil {
@@ -598,17 +604,40 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 	// Leave room for the arrowhead at the entered end.
 	if se.reversed {
 		pts[0].Y += arrowLen
-		tip := pt{src.x, src.y + src.h}
+		tip := pt{src.x, boxBottom(src)}
 		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y + arrowLen}, {tip.X + arrowHalfWide, tip.Y + arrowLen}}
 	} else {
 		last := len(pts) - 1
 		pts[last].Y -= arrowLen
-		tip := pt{dst.x, dst.y}
+		tip := pt{dst.x, boxTop(dst)}
 		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y - arrowLen}, {tip.X + arrowHalfWide, tip.Y - arrowLen}}
 	}
 	w.Path = smooth(pts)
 	return w
 }
+
+// arch draws a flat edge from its source's side through its point in the
+// layer above (or below) to the top (or bottom) of its target.
+func arch(e graph.Edge, se *segEdge, mid, src, dst *elem, prefix string) wire {
+	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(),
+		Title: e.From + " → " + e.To + "\n" + e.RuleText(), Label: mid.label, Widths: mid.widths, LX: mid.x + 5, LY: mid.y}
+	above := mid.y < src.y
+	var a, m, b pt
+	if above {
+		a, m, b = pt{src.x, boxTop(src)}, pt{mid.x, mid.y + mid.h}, pt{dst.x, boxTop(dst) - arrowLen}
+		tip := pt{dst.x, boxTop(dst)}
+		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y - arrowLen}, {tip.X + arrowHalfWide, tip.Y - arrowLen}}
+	} else {
+		a, m, b = pt{src.x, boxBottom(src)}, pt{mid.x, mid.y}, pt{dst.x, boxBottom(dst) + arrowLen}
+		tip := pt{dst.x, boxBottom(dst)}
+		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y + arrowLen}, {tip.X + arrowHalfWide, tip.Y + arrowLen}}
+	}
+	w.Path = smooth([]pt{a, m, b})
+	return w
+}
+
+func boxTop(el *elem) float64    { return el.y + (el.h-el.boxH)/2 }
+func boxBottom(el *elem) float64 { return boxTop(el) + el.boxH }
 
 // smooth turns a polyline of mostly vertical steps into cubic pieces
 // whose tangents are vertical at every point.
@@ -627,7 +656,7 @@ func smooth(pts []pt) []pt {
 func loop(d *graph.Diagram, ei int, el *elem, prefix string) wire {
 	e := d.Edges[ei]
 	boxRight := el.x + el.widths[0]/2 + padX
-	top, bottom := el.y+el.h*0.3, el.y+el.h*0.7
+	top, bottom := boxTop(el)+el.boxH*0.3, boxTop(el)+el.boxH*0.7
 	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, ei), From: e.From, To: e.To, Events: e.Events(),
 		Title: e.From + " → " + e.To + "\n" + e.RuleText()}
 	w.Path = []pt{{boxRight, top}, {boxRight + loopReach, top - 6}, {boxRight + loopReach, bottom + 6}, {boxRight + arrowLen, bottom}}
