@@ -23,14 +23,21 @@ func newGraphCmd(*viper.Viper) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "graph POLICY [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
 		Short: "Draw a policy's state diagram",
-		Long: `graph draws the state diagram of a policy. Nodes are the values of its enum
-slots; edges are the rules that move between them, labelled event / rule;
-rules that fire without moving are listed in the node they fire in.
+		Long: `graph draws the state diagram of a policy from what the engine does: verify
+explores every reachable state and each decision it makes is drawn. Nodes are
+the values of its enum slots; an edge is a move between two of them, labelled
+with the events that make it (parallel moves merged), the rules behind it in
+the SVG's tooltip (the DOT's tooltip attribute); rules that fire without moving
+the slots are a loop. A move made alike from every state (a session change,
+switching off) is drawn once, from "every state". An exit that an earlier rule
+always pre-empts is not drawn, because it never happens.
 
-By default: one diagram per enum slot, from the rules as written. With two or
-more --slot: their product, restricted to the combinations verify reaches,
-with the moves it explored. svg and png are drawn in process (Graphviz
-compiled to WebAssembly); mermaid pastes into a README or an issue.`,
+By default: one diagram per enum slot. With two or more --slot: their product,
+restricted to the combinations verify reaches. svg and png are drawn in Go,
+with nothing to install; mermaid pastes into a README or an issue.
+
+Bounded: --max-states (the exploration), --max-nodes and --max-edges (each
+diagram) and --timeout; graph stops with a message naming the bound it hit.`,
 		Example: `  resetpolicy graph wipe_memory --slot request --slot overflow --format svg -o wipe_memory.svg
   resetpolicy graph new_context --format mermaid`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -2,9 +2,11 @@ package graph_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
@@ -206,4 +208,51 @@ func firedRules(p *rules.Policy) map[string]bool {
 		}
 	}})
 	return fired
+}
+
+// slotsPolicy is a policy of n four-valued slots, each advanced by its
+// own tool: 4^n reachable combinations (with 8, the product that ran out
+// of memory before graph had bounds).
+func slotsPolicy(t *testing.T, n int) *rules.Policy {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("policy \"eight\" {}\n")
+	vals := []string{"a", "b", "c", "d"}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "slot \"s%d\" {\n  values = [\"a\", \"b\", \"c\", \"d\"]\n}\n", i)
+	}
+	b.WriteString("group \"g\" {\n")
+	for i := 0; i < n; i++ {
+		for j, v := range vals {
+			fmt.Fprintf(&b, "  rule \"s%d_%s\" {\n    on   = \"tool\"\n    from = { s%d = %q }\n    when = \"event.name == 't%d'\"\n    to   = { s%d = %q }\n  }\n",
+				i, v, i, v, i, i, vals[(j+1)%len(vals)])
+		}
+	}
+	b.WriteString("}\n")
+	p, diags := rules.Load(rules.Source{Name: "eight.hcl", Bytes: []byte(b.String())})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	return p
+}
+
+func TestEightSlotProductStopsAtItsBound(t *testing.T) {
+	p := slotsPolicy(t, 8)
+	var slots []string
+	for i := 0; i < 8; i++ {
+		slots = append(slots, fmt.Sprintf("s%d", i))
+	}
+	t0 := time.Now()
+	_, err := graph.Product(p, slots, graph.Limits{MaxStates: 2000})
+	var le *graph.LimitError
+	if !errors.As(err, &le) || le.Bound != "states" || le.Limit != 2000 {
+		t.Fatalf("8-slot product: %v, want the state bound", err)
+	}
+	if el := time.Since(t0); el > 30*time.Second {
+		t.Errorf("stopping at the bound took %v", el)
+	}
+	// With room for the exploration, the drawing's own bound stops it.
+	if _, err := graph.Product(slotsPolicy(t, 5), slots[:5], graph.Limits{MaxStates: 5000}); !errors.As(err, &le) || le.Bound != "nodes" {
+		t.Errorf("5-slot product of 1024 states: %v, want the node bound", err)
+	}
 }
