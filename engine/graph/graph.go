@@ -87,6 +87,9 @@ func PerSlot(p *rules.Policy, slots []string, lim Limits) ([]*Diagram, error) {
 			return nil, notEnum(p, name)
 		}
 	}
+	if len(picked) == 0 {
+		return nil, fmt.Errorf("%s has no enum slot to draw", p.Name)
+	}
 	var views [][]*rules.Slot
 	for _, s := range picked {
 		views = append(views, []*rules.Slot{s})

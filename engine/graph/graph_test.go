@@ -256,3 +256,13 @@ func TestEightSlotProductStopsAtItsBound(t *testing.T) {
 		t.Errorf("5-slot product of 1024 states: %v, want the node bound", err)
 	}
 }
+
+func TestNoEnumSlot(t *testing.T) {
+	p, diags := rules.Load(rules.Source{Name: "p.hcl", Bytes: []byte("policy \"p\" {}\nslot \"n\" {\n  type = int\n  initial = 0\n}\n")})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if _, err := graph.PerSlot(p, nil, graph.Limits{}); err == nil || !strings.Contains(err.Error(), "no enum slot") {
+		t.Errorf("a policy without enum slots: %v", err)
+	}
+}

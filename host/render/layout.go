@@ -95,8 +95,10 @@ type segEdge struct {
 	e        int
 	from, to int // diagram node indexes, after reversal: rank[from] < rank[to]
 	reversed bool
-	flat     bool  // both ends in one layer: an arch through the layer above
-	chain    []int // elements from the source to the target
+	// srcX, dstX: where the edge meets its boxes (assignPorts).
+	srcX, dstX float64
+	flat       bool  // both ends in one layer: an arch through the layer above
+	chain      []int // elements from the source to the target
 }
 
 // layoutDiagrams lays each diagram out and stacks them.
@@ -301,6 +303,7 @@ func layoutOne(d *graph.Diagram, prefix string) (*scene, error) {
 			X: el.x - w/2, Y: el.y + (el.h-el.boxH)/2, W: w, H: el.boxH, Lines: el.label, Widths: el.widths,
 			Initial: nd.Initial, Every: nd.Every, NA: nd.Unreached})
 	}
+	assignPorts(es, all, nodeElem)
 	for i := range es {
 		sc.Wires = append(sc.Wires, route(d, &es[i], all, nodeElem, prefix))
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
 )
@@ -14,7 +15,7 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 	if se.flat {
 		return arch(e, se, all[se.chain[0]], src, dst, prefix)
 	}
-	pts := []pt{{src.x, boxBottom(src)}}
+	pts := []pt{{se.srcX, boxBottom(src)}}
 	var lab *elem
 	for _, c := range se.chain {
 		el := all[c]
@@ -23,7 +24,7 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 		}
 		pts = append(pts, pt{el.x, el.y}, pt{el.x, el.y + el.h})
 	}
-	pts = append(pts, pt{dst.x, boxTop(dst)})
+	pts = append(pts, pt{se.dstX, boxTop(dst)})
 	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(),
 		Title: e.From + " → " + e.To + "\n" + e.RuleText()}
 	if lab != nil {
@@ -33,12 +34,12 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 	// Leave room for the arrowhead at the entered end.
 	if se.reversed {
 		pts[0].Y += arrowLen
-		tip := pt{src.x, boxBottom(src)}
+		tip := pt{se.srcX, boxBottom(src)}
 		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y + arrowLen}, {tip.X + arrowHalfWide, tip.Y + arrowLen}}
 	} else {
 		last := len(pts) - 1
 		pts[last].Y -= arrowLen
-		tip := pt{dst.x, boxTop(dst)}
+		tip := pt{se.dstX, boxTop(dst)}
 		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y - arrowLen}, {tip.X + arrowHalfWide, tip.Y - arrowLen}}
 	}
 	w.Path = smooth(pts)
@@ -53,12 +54,12 @@ func arch(e graph.Edge, se *segEdge, mid, src, dst *elem, prefix string) wire {
 	above := mid.y < src.y
 	var a, m, b pt
 	if above {
-		a, m, b = pt{src.x, boxTop(src)}, pt{mid.x, mid.y + mid.h}, pt{dst.x, boxTop(dst) - arrowLen}
-		tip := pt{dst.x, boxTop(dst)}
+		a, m, b = pt{se.srcX, boxTop(src)}, pt{mid.x, mid.y + mid.h}, pt{se.dstX, boxTop(dst) - arrowLen}
+		tip := pt{se.dstX, boxTop(dst)}
 		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y - arrowLen}, {tip.X + arrowHalfWide, tip.Y - arrowLen}}
 	} else {
-		a, m, b = pt{src.x, boxBottom(src)}, pt{mid.x, mid.y}, pt{dst.x, boxBottom(dst) + arrowLen}
-		tip := pt{dst.x, boxBottom(dst)}
+		a, m, b = pt{se.srcX, boxBottom(src)}, pt{mid.x, mid.y}, pt{se.dstX, boxBottom(dst) + arrowLen}
+		tip := pt{se.dstX, boxBottom(dst)}
 		w.Arrow = [3]pt{tip, {tip.X - arrowHalfWide, tip.Y + arrowLen}, {tip.X + arrowHalfWide, tip.Y + arrowLen}}
 	}
 	w.Path = smooth([]pt{a, m, b})
@@ -99,4 +100,46 @@ func loop(d *graph.Diagram, ei int, el *elem, prefix string) wire {
 	w.LX = boxRight + loopReach + 4
 	w.LY = el.y + (el.h-float64(len(w.Label))*labelSize*lineHeight)/2
 	return w
+}
+
+// assignPorts spreads the ends of the edges meeting one side of a box
+// along it, in the order of where they come from, so that edges stay
+// apart up to the box instead of meeting in one point.
+func assignPorts(es []segEdge, all []*elem, nodeElem []*elem) {
+	type end struct {
+		x  float64 // where the edge comes from
+		at *float64
+	}
+	sides := map[*elem]map[bool][]end{} // box -> top? -> ends
+	add := func(el *elem, top bool, from float64, at *float64) {
+		if sides[el] == nil {
+			sides[el] = map[bool][]end{}
+		}
+		sides[el][top] = append(sides[el][top], end{from, at})
+	}
+	for i := range es {
+		se := &es[i]
+		src, dst := nodeElem[se.from], nodeElem[se.to]
+		first, last := all[se.chain[0]], all[se.chain[len(se.chain)-1]]
+		if se.flat {
+			above := first.y < src.y
+			add(src, above, first.x, &se.srcX)
+			add(dst, above, first.x, &se.dstX)
+			continue
+		}
+		add(src, false, first.x, &se.srcX)
+		add(dst, true, last.x, &se.dstX)
+	}
+	for el, bySide := range sides {
+		w := (el.widths[0] + 2*padX) * 0.7
+		for _, ends := range bySide {
+			sort.SliceStable(ends, func(i, j int) bool { return ends[i].x < ends[j].x })
+			for i, e := range ends {
+				*e.at = el.x
+				if len(ends) > 1 {
+					*e.at = el.x - w/2 + w*(float64(i)+0.5)/float64(len(ends))
+				}
+			}
+		}
+	}
 }
