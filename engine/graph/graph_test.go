@@ -257,6 +257,23 @@ func TestEightSlotProductStopsAtItsBound(t *testing.T) {
 	}
 }
 
+// The edge bound at its edge: one four-valued slot advanced in a ring
+// draws exactly four edges.
+func TestEdgeBoundIsExact(t *testing.T) {
+	p := slotsPolicy(t, 1)
+	ds, err := graph.PerSlot(p, nil, graph.Limits{MaxEdges: 4})
+	if err != nil || len(ds[0].Edges) != 4 {
+		t.Fatalf("MaxEdges 4: %v, %+v", err, ds)
+	}
+	var le *graph.LimitError
+	if _, err := graph.PerSlot(p, nil, graph.Limits{MaxEdges: 3}); !errors.As(err, &le) || le.Bound != "edges" {
+		t.Errorf("MaxEdges 3: %v, want the edge bound", err)
+	}
+	if _, err := graph.PerSlot(p, nil, graph.Limits{MaxNodes: 3}); !errors.As(err, &le) || le.Bound != "nodes" {
+		t.Errorf("MaxNodes 3: %v, want the node bound", err)
+	}
+}
+
 func TestNoEnumSlot(t *testing.T) {
 	p, diags := rules.Load(rules.Source{Name: "p.hcl", Bytes: []byte("policy \"p\" {}\nslot \"n\" {\n  type = int\n  initial = 0\n}\n")})
 	if diags.HasErrors() {
