@@ -54,7 +54,7 @@ type box struct {
 // per piece), an arrowhead and a label.
 type wire struct {
 	ID, Title, From, To string
-	Events              []string
+	Events, Rules       []string
 	Path                []pt
 	Arrow               [3]pt
 	Label               []string

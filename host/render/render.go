@@ -27,9 +27,10 @@ func Render(ds []*graph.Diagram, format string) ([]byte, error) {
 }
 
 // SVG draws the diagrams as SVG: what a page embeds. States are
-// <g class="state" data-state="…">, edges <g class="edge" data-from="…"
-// data-to="…" data-events="…">, each with a <title> (an edge's names its
-// rules, one line per event).
+// <g class="state" data-state="…"> (class also "initial", "every" or
+// "unreached"), edges <g class="edge" data-from="…" data-to="…"
+// data-events="…" data-rules="…">, each with a unique id and a <title>
+// (an edge's names its rules, one line per event).
 func SVG(ds []*graph.Diagram) ([]byte, error) { return Render(ds, "svg") }
 
 func errTooLarge(w, h int) error {

@@ -21,6 +21,7 @@ type svgDoc struct {
 		State string `xml:"data-state,attr"`
 		From  string `xml:"data-from,attr"`
 		To    string `xml:"data-to,attr"`
+		Rules string `xml:"data-rules,attr"`
 		Title string `xml:"title"`
 		Rect  *struct {
 			X string `xml:"x,attr"`
@@ -81,6 +82,14 @@ func TestSVGNamesStatesEdgesAndRules(t *testing.T) {
 			// The title names the ends and, per event, the rules.
 			if !strings.HasPrefix(g.Title, g.From+" → "+g.To+"\n") || !strings.Contains(g.Title, ": ") {
 				t.Errorf("edge %s title %q", g.ID, g.Title)
+			}
+			for _, r := range strings.Fields(g.Rules) {
+				if !strings.Contains(g.Title, r) {
+					t.Errorf("edge %s: data-rules names %s, its title does not", g.ID, r)
+				}
+			}
+			if g.Rules == "" {
+				t.Errorf("edge %s has no data-rules", g.ID)
 			}
 		}
 	}

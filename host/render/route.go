@@ -25,7 +25,7 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 		pts = append(pts, pt{el.x, el.y}, pt{el.x, el.y + el.h})
 	}
 	pts = append(pts, pt{se.dstX, boxTop(dst)})
-	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(),
+	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(), Rules: ruleNames(e),
 		Title: e.From + " → " + e.To + "\n" + e.RuleText()}
 	if lab != nil {
 		w.Label, w.Widths = lab.label, lab.widths
@@ -49,7 +49,7 @@ func route(d *graph.Diagram, se *segEdge, all []*elem, nodeElem []*elem, prefix 
 // arch draws a flat edge from its source's side through its point in the
 // layer above (or below) to the top (or bottom) of its target.
 func arch(e graph.Edge, se *segEdge, mid, src, dst *elem, prefix string) wire {
-	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(),
+	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, se.e), From: e.From, To: e.To, Events: e.Events(), Rules: ruleNames(e),
 		Title: e.From + " → " + e.To + "\n" + e.RuleText(), Label: mid.label, Widths: mid.widths, LX: mid.x + 5, LY: mid.y}
 	above := mid.y < src.y
 	var a, m, b pt
@@ -87,7 +87,7 @@ func loop(d *graph.Diagram, ei int, el *elem, prefix string) wire {
 	e := d.Edges[ei]
 	boxRight := el.x + el.widths[0]/2 + padX
 	top, bottom := boxTop(el)+el.boxH*0.3, boxTop(el)+el.boxH*0.7
-	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, ei), From: e.From, To: e.To, Events: e.Events(),
+	w := wire{ID: fmt.Sprintf("%s-e%d", prefix, ei), From: e.From, To: e.To, Events: e.Events(), Rules: ruleNames(e),
 		Title: e.From + " → " + e.To + "\n" + e.RuleText()}
 	w.Path = []pt{{boxRight, top}, {boxRight + loopReach, top - 6}, {boxRight + loopReach, bottom + 6}, {boxRight + arrowLen, bottom}}
 	tip := pt{boxRight, bottom}
@@ -142,4 +142,19 @@ func assignPorts(es []segEdge, all []*elem, nodeElem []*elem) {
 			}
 		}
 	}
+}
+
+// ruleNames lists an edge's rules once each, in the order first drawn.
+func ruleNames(e graph.Edge) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range e.Moves {
+		for _, r := range m.Rules {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }

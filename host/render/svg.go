@@ -9,9 +9,9 @@ import (
 
 // writeSVG writes the scene as SVG 1.1. Each state is a <g class="state">
 // and each edge a <g class="edge">, with an id, data-* attributes naming
-// the state or the edge's ends and events, and a <title> (the tooltip)
-// naming the rules behind an edge, so a page embedding the SVG can make
-// them clickable.
+// the state, or the edge's ends, events and rules (space-separated), and
+// a <title> (the tooltip) naming the rules behind an edge per event, so a
+// page embedding the SVG can make them clickable.
 func writeSVG(sc *scene) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?>
@@ -23,10 +23,10 @@ func writeSVG(sc *scene) []byte {
 `, t.X, t.Y, fontSize+1, t.Width, esc(t.Text))
 	}
 	for _, w := range sc.Wires {
-		fmt.Fprintf(&b, `<g class="edge" id="%s" data-from="%s" data-to="%s" data-events="%s"><title>%s</title>
+		fmt.Fprintf(&b, `<g class="edge" id="%s" data-from="%s" data-to="%s" data-events="%s" data-rules="%s"><title>%s</title>
 <path d="%s" fill="none" stroke="#333" stroke-width="1"/>
 <polygon points="%s" fill="#333"/>
-`, w.ID, attr(w.From), attr(w.To), attr(strings.Join(w.Events, " ")), esc(w.Title), pathData(w.Path), points(w.Arrow[:]))
+`, w.ID, attr(w.From), attr(w.To), attr(strings.Join(w.Events, " ")), attr(strings.Join(w.Rules, " ")), esc(w.Title), pathData(w.Path), points(w.Arrow[:]))
 		for i, l := range w.Label {
 			y := w.LY + labelSize*(float64(i)*lineHeight+1)
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="%g" fill="#225" textLength="%.1f" lengthAdjust="spacingAndGlyphs">%s</text>
