@@ -14,6 +14,10 @@ import (
 
 func init() { extraCommands = append(extraCommands, newGraphCmd) }
 
+// graphTimeout is graph's default wall-time bound: the exploration and
+// the layout are bounded by counts, this by the clock.
+const graphTimeout = 60 * time.Second
+
 func newGraphCmd(*viper.Viper) *cobra.Command {
 	var sets, slots []string
 	var format, outFile string
@@ -98,7 +102,7 @@ diagram) and --timeout; graph stops with a message naming the bound it hit.`,
 	cmd.Flags().IntVar(&lim.MaxStates, "max-states", graph.DefaultMaxStates, "bound the states the exploration visits")
 	cmd.Flags().IntVar(&lim.MaxNodes, "max-nodes", graph.DefaultMaxNodes, "bound the states of one diagram")
 	cmd.Flags().IntVar(&lim.MaxEdges, "max-edges", graph.DefaultMaxEdges, "bound the edges of one diagram")
-	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "give up after this long")
+	cmd.Flags().DurationVar(&timeout, "timeout", graphTimeout, "give up after this long")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	return cmd
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/resetpolicy/resetpolicy/engine/graph"
 )
 
 func TestGraphCmd(t *testing.T) {
@@ -52,4 +56,25 @@ func TestGraphBounds(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 1 and %q", c.flags, code, len(out), errOut, c.want)
 		}
 	}
+}
+
+// The README's limits table states graph's bounds: moving one fails here.
+func TestGraphBoundsAreTheREADMEs(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf("| %s states explored; %d states and %s edges a diagram; %g s;",
+		thousands(graph.DefaultMaxStates), graph.DefaultMaxNodes, thousands(graph.DefaultMaxEdges), graphTimeout.Seconds())
+	if !strings.Contains(string(readme), row) {
+		t.Errorf("README's limits table lacks %q", row)
+	}
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
