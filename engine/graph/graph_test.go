@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,40 @@ func load(t *testing.T, name string) *rules.Policy {
 		t.Fatal(diags.Error())
 	}
 	return p
+}
+
+// The built-ins' explorations take seconds each: every test reads the
+// same per-slot diagrams and fired rules.
+var (
+	cacheMu sync.Mutex
+	slotsOf = map[string][]*graph.Diagram{}
+	firedOf = map[string]map[string]bool{}
+)
+
+func perSlot(t *testing.T, name string) []*graph.Diagram {
+	t.Helper()
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if ds, ok := slotsOf[name]; ok {
+		return ds
+	}
+	ds, err := graph.PerSlot(load(t, name), nil, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slotsOf[name] = ds
+	return ds
+}
+
+func diagramOf(t *testing.T, name, slot string) *graph.Diagram {
+	t.Helper()
+	for _, d := range perSlot(t, name) {
+		if d.Title == name+": "+slot {
+			return d
+		}
+	}
+	t.Fatalf("%s has no diagram of %s", name, slot)
+	return nil
 }
 
 // rulesOn lists the rules an edge from -> to draws for an event.
@@ -54,12 +89,7 @@ func drawsRule(d *graph.Diagram, rule string, from ...string) bool {
 }
 
 func TestPerSlotDrawsWhatTheEngineDoes(t *testing.T) {
-	wm := load(t, "wipe_memory")
-	ds, err := graph.PerSlot(wm, []string{"request"}, graph.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := ds[0]
+	d := diagramOf(t, "wipe_memory", "request")
 	// wipe_memory.hcl, settle_overflow_recovery_gets_one_attempt: "Other
 	// pending overflow recovery gets its one bounded attempt" names no
 	// request in `from`, but in stop-pending the stop-pending settle rules
@@ -86,27 +116,23 @@ func TestPerSlotDrawsWhatTheEngineDoes(t *testing.T) {
 	// the reset boundary immediately and return it": no `from`, moves no
 	// slot, and is the policy's main path: a loop in every state, drawn
 	// once where the slot has three values or more.
-	nc := load(t, "new_context")
-	ds, err = graph.PerSlot(nc, []string{"request", "attempt"}, graph.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	request, attempt := diagramOf(t, "new_context", "request"), diagramOf(t, "new_context", "attempt")
 	for _, s := range []string{"none", "pending"} {
-		if rs := rulesOn(ds[0], s, s, "before_compact"); !slices.Contains(rs, "compaction_returns_reset_boundary_at_once") {
+		if rs := rulesOn(request, s, s, "before_compact"); !slices.Contains(rs, "compaction_returns_reset_boundary_at_once") {
 			t.Errorf("new_context request: before_compact loop in %s: %v", s, rs)
 		}
 	}
-	if rs := rulesOn(ds[1], graph.EveryID, graph.EveryID, "before_compact"); !slices.Contains(rs, "compaction_returns_reset_boundary_at_once") {
-		t.Errorf("new_context attempt: before_compact loop in every state %v, edges %+v", rs, ds[1].Edges)
+	if rs := rulesOn(attempt, graph.EveryID, graph.EveryID, "before_compact"); !slices.Contains(rs, "compaction_returns_reset_boundary_at_once") {
+		t.Errorf("new_context attempt: before_compact loop in every state %v, edges %+v", rs, attempt.Edges)
 	}
 	// A rule that fires in one state without moving is a loop there.
-	if rs := rulesOn(ds[0], "pending", "pending", "tool"); !slices.Contains(rs, "new_context_repeat_reports_already_pending") {
+	if rs := rulesOn(request, "pending", "pending", "tool"); !slices.Contains(rs, "new_context_repeat_reports_already_pending") {
 		t.Errorf("pending loop on tool: %v", rs)
 	}
-	if rs := rulesOn(ds[0], "none", "pending", "tool"); !slices.Equal(rs, []string{"new_context_marks_explicit_request"}) {
+	if rs := rulesOn(request, "none", "pending", "tool"); !slices.Equal(rs, []string{"new_context_marks_explicit_request"}) {
 		t.Errorf("none -> pending on tool: %v", rs)
 	}
-	m := string(graph.Mermaid(ds))
+	m := string(graph.Mermaid([]*graph.Diagram{request}))
 	if !strings.Contains(m, "stateDiagram-v2") || !strings.Contains(m, "s0 --> s1 : tool") {
 		t.Errorf("mermaid:\n%s", m)
 	}
@@ -117,10 +143,7 @@ func TestPerSlotDrawsWhatTheEngineDoes(t *testing.T) {
 func TestEveryFiredRuleIsDrawn(t *testing.T) {
 	for _, name := range []string{"wipe_memory", "new_context", "autocompacter"} {
 		p := load(t, name)
-		ds, err := graph.PerSlot(p, nil, graph.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := perSlot(t, name)
 		drawn := map[string]bool{}
 		for _, d := range ds {
 			for _, e := range d.Edges {
@@ -166,37 +189,31 @@ func TestProductIsReadable(t *testing.T) {
 }
 
 func TestBounds(t *testing.T) {
-	wm := load(t, "wipe_memory")
+	// The state bound cuts wipe_memory's exploration at once.
+	_, err := graph.Product(load(t, "wipe_memory"), []string{"request", "overflow"}, graph.Limits{MaxStates: 50})
+	var le *graph.LimitError
+	if !errors.As(err, &le) || le.Bound != "states" || !strings.Contains(err.Error(), "--max-states") {
+		t.Errorf("MaxStates 50: %v, want the state bound naming its flag", err)
+	}
+	// Two four-valued slots: 16 states, and 32 edges (each state advances
+	// either slot).
+	p := slotsPolicy(t, 2)
+	both := []string{"s0", "s1"}
+	d, err := graph.Product(p, both, graph.Limits{MaxNodes: 16, MaxEdges: 32})
+	if err != nil || len(d.Nodes) != 16 || len(d.Edges) != 32 {
+		t.Fatalf("16 states and 32 edges within their bounds: %v", err)
+	}
 	for _, c := range []struct {
 		lim   graph.Limits
 		bound string
 	}{
-		{graph.Limits{MaxStates: 50}, "states"},
-		{graph.Limits{MaxNodes: 3}, "nodes"},
-		{graph.Limits{MaxEdges: 5}, "edges"},
+		{graph.Limits{MaxNodes: 15}, "nodes"},
+		{graph.Limits{MaxEdges: 31}, "edges"},
 	} {
-		_, err := graph.Product(wm, []string{"request", "overflow"}, c.lim)
-		var le *graph.LimitError
-		if !errors.As(err, &le) || le.Bound != c.bound {
-			t.Errorf("%+v: %v, want the %s bound", c.lim, err, c.bound)
-			continue
+		_, err := graph.Product(p, both, c.lim)
+		if !errors.As(err, &le) || le.Bound != c.bound || !strings.Contains(err.Error(), "--max-"+c.bound) {
+			t.Errorf("%+v: %v, want the %s bound naming its flag", c.lim, err, c.bound)
 		}
-		if !strings.Contains(err.Error(), "--max-"+c.bound) {
-			t.Errorf("message names no flag: %v", err)
-		}
-	}
-	// Just enough: the 16 request × overflow states (one is unreached) and
-	// the every-state node draw; one fewer does not.
-	d, err := graph.Product(wm, []string{"request", "overflow"}, graph.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	states := len(d.Nodes) - 1 // the every-state pseudo-node
-	if _, err := graph.Product(wm, []string{"request", "overflow"}, graph.Limits{MaxNodes: states}); err != nil {
-		t.Errorf("MaxNodes %d: %v", states, err)
-	}
-	if _, err := graph.Product(wm, []string{"request", "overflow"}, graph.Limits{MaxNodes: states - 1}); err == nil {
-		t.Errorf("MaxNodes %d: no error", states-1)
 	}
 }
 
