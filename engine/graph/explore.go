@@ -118,10 +118,6 @@ func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram
 			if a == b && len(rs) == 0 {
 				continue
 			}
-			if a != b && len(rs) == 0 {
-				// No rule moved it: the engine's own start of a session.
-				rs = []string{"(session start)"}
-			}
 			v.nodes[a], v.nodes[b] = true, true
 			if len(v.nodes) > lim.MaxNodes {
 				v.full = "nodes"
@@ -136,6 +132,10 @@ func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram
 				}
 				evs = map[string][]string{}
 				v.edges[k] = evs
+			}
+			// A move is drawn even if none of its rules belongs here.
+			if _, ok := evs[event]; !ok {
+				evs[event] = nil
 			}
 			for _, r := range rs {
 				if !slices.Contains(evs[event], r) {
