@@ -1,32 +1,47 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
+	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
 	"github.com/resetpolicy/resetpolicy/host/render"
+	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
 
 func init() { extraCommands = append(extraCommands, newGraphCmd) }
 
+// graphTimeout is graph's default wall-time bound: the exploration and
+// the layout are bounded by counts, this by the clock.
+const graphTimeout = 60 * time.Second
+
 func newGraphCmd(*viper.Viper) *cobra.Command {
 	var sets, slots []string
 	var format, outFile string
 	var product bool
+	var lim graph.Limits
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "graph POLICY [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
 		Short: "Draw a policy's state diagram",
-		Long: `graph draws the state diagram of a policy. Nodes are the values of its enum
-slots; edges are the rules that move between them, labelled event / rule;
-rules that fire without moving are listed in the node they fire in.
+		Long: `graph draws the state diagram of a policy from what the engine does: verify
+explores every reachable state and each decision it makes is drawn. Nodes are
+the values of its enum slots; an edge is a move between two of them, labelled
+with the events that make it (parallel moves merged), the rules behind it in
+the SVG's tooltip (the DOT's tooltip attribute); rules that fire without moving
+the slots are a loop. A move made alike from every state (a session change,
+switching off) is drawn once, from "every state". An exit that an earlier rule
+always pre-empts is not drawn, because it never happens.
 
-By default: one diagram per enum slot, from the rules as written. With two or
-more --slot: their product, restricted to the combinations verify reaches,
-with the moves it explored. svg and png are drawn in process (Graphviz
-compiled to WebAssembly); mermaid pastes into a README or an issue.`,
+By default: one diagram per enum slot. With two or more --slot: their product,
+restricted to the combinations verify reaches. svg and png are drawn in Go,
+with nothing to install; mermaid pastes into a README or an issue.
+
+Bounded: --max-states (the exploration), --max-nodes and --max-edges (each
+diagram) and --timeout; graph stops with a message naming the bound it hit.`,
 		Example: `  resetpolicy graph wipe_memory --slot request --slot overflow --format svg -o wipe_memory.svg
   resetpolicy graph new_context --format mermaid`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -50,15 +65,14 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 				cmd.PrintErr(diags.Error())
 				return silent
 			}
-			var ds []*graph.Diagram
-			if len(slots) >= 2 || product {
-				d, err := graph.Product(p, slots)
-				if err != nil {
-					return usage("%v", err)
+			for _, name := range slots {
+				if s, ok := p.Slot(name); !ok || !s.IsEnum() {
+					return usage("%s: %s is not an enum slot", p.Name, name)
 				}
-				ds = []*graph.Diagram{d}
-			} else if ds, err = graph.PerSlot(p, slots); err != nil {
-				return usage("%v", err)
+			}
+			ds, err := draw(p, slots, len(slots) >= 2 || product, lim, timeout)
+			if err != nil {
+				return failure("graph: %v", err)
 			}
 			var out []byte
 			switch format {
@@ -67,7 +81,7 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 			case "mermaid":
 				out = graph.Mermaid(ds)
 			default:
-				if out, err = render.Render(context.Background(), graph.DOT(ds), format); err != nil {
+				if out, err = render.Render(ds, format); err != nil {
 					return failure("%v", err)
 				}
 			}
@@ -85,6 +99,35 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 	cmd.Flags().BoolVar(&product, "product", false, "draw the reachable product of the --slot slots even for one slot")
 	cmd.Flags().StringVar(&format, "format", "dot", "dot, mermaid, svg or png")
 	cmd.Flags().StringVarP(&outFile, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().IntVar(&lim.MaxStates, "max-states", graph.DefaultMaxStates, "bound the states the exploration visits")
+	cmd.Flags().IntVar(&lim.MaxNodes, "max-nodes", graph.DefaultMaxNodes, "bound the states of one diagram")
+	cmd.Flags().IntVar(&lim.MaxEdges, "max-edges", graph.DefaultMaxEdges, "bound the edges of one diagram")
+	cmd.Flags().DurationVar(&timeout, "timeout", graphTimeout, "give up after this long")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	return cmd
+}
+
+// draw builds the diagrams within the time bound: the exploration and the
+// layout are bounded by counts, and the clock is the command's.
+func draw(p *rules.Policy, slots []string, product bool, lim graph.Limits, timeout time.Duration) ([]*graph.Diagram, error) {
+	type result struct {
+		ds  []*graph.Diagram
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		if product {
+			d, err := graph.Product(p, slots, lim)
+			done <- result{[]*graph.Diagram{d}, err}
+			return
+		}
+		ds, err := graph.PerSlot(p, slots, lim)
+		done <- result{ds, err}
+	}()
+	select {
+	case r := <-done:
+		return r.ds, r.err
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("%s: no diagram within %v (--timeout); draw fewer slots or lower --max-states", p.Name, timeout)
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -230,37 +229,47 @@ func sourceText(p *rules.Policy, rng hcl.Range) string {
 }
 
 // diagrams draws one diagram per enum slot and, when it stays small, the
-// product of every enum slot.
+// product of every enum slot, with graph's default bounds. The ids of
+// each drawing are prefixed with its index, since the page inlines them
+// all.
 func diagrams(p *rules.Policy) []report.Diagram {
 	var out []report.Diagram
-	ds, err := graph.PerSlot(p, nil)
+	ds, err := graph.PerSlot(p, nil, graph.Limits{})
 	if err != nil {
 		return []report.Diagram{{Title: p.Name, Error: err.Error()}}
 	}
+	// The product is drawn only when even every combination of values
+	// would stay readable: that check costs nothing, an exploration does.
 	var enums []string
+	combos := 1
 	for _, s := range p.Slots {
 		if s.IsEnum() {
 			enums = append(enums, s.Name)
+			combos *= len(s.Enum)
 		}
 	}
-	if len(enums) >= 2 {
-		if d, err := graph.Product(p, enums); err == nil && len(d.Nodes) <= maxProductNodes {
+	if len(enums) >= 2 && combos <= maxProductNodes {
+		if d, err := graph.Product(p, enums, graph.Limits{MaxNodes: maxProductNodes}); err == nil {
 			ds = append(ds, d)
 		}
 	}
-	for _, d := range ds {
+	for i, d := range ds {
 		rd := report.Diagram{Title: d.Title, Nodes: []report.DiagramNode{}, Edges: []report.DiagramEdge{}}
-		svg, err := render.Render(context.Background(), graph.DOT([]*graph.Diagram{d}), "svg")
+		svg, err := render.SVG([]*graph.Diagram{d})
 		if err != nil {
 			rd.Error = "not drawn: " + err.Error()
 		} else {
-			rd.SVG = svgElement(svg)
+			rd.SVG = strings.ReplaceAll(svgElement(svg), `id="d0-`, fmt.Sprintf(`id="g%d-`, i))
 		}
 		for _, n := range d.Nodes {
-			rd.Nodes = append(rd.Nodes, report.DiagramNode{ID: n.ID, Notes: n.Notes})
+			rd.Nodes = append(rd.Nodes, report.DiagramNode{ID: n.ID, Label: n.Label})
 		}
 		for _, e := range d.Edges {
-			rd.Edges = append(rd.Edges, report.DiagramEdge{From: e.From, To: e.To, Labels: e.Labels})
+			re := report.DiagramEdge{From: e.From, To: e.To}
+			for _, m := range e.Moves {
+				re.Moves = append(re.Moves, report.DiagramMove{Event: m.Event, Rules: m.Rules})
+			}
+			rd.Edges = append(rd.Edges, re)
 		}
 		out = append(out, rd)
 	}

@@ -153,7 +153,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	// A click on the first diagram's first state shows its rules.
-	must(chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#diagram-0 g.node")), chromedp.Click(chromedp.CSS("#diagram-0 g.node"))))
+	must(chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#diagram-0 g.state")), chromedp.Click(chromedp.CSS("#diagram-0 g.state"))))
 	if box := text("#rulebox-0"); !strings.Contains(box, "state ") || !strings.Contains(box, "when ") {
 		t.Errorf("diagram click shows %q: want the state and a rule with its guard", box)
 	}

@@ -78,8 +78,8 @@ func TestReportSections(t *testing.T) {
 	}
 	for _, d := range ds {
 		d := d.(map[string]any)
-		if !strings.HasPrefix(d["svg"].(string), "<svg") || len(d["edges"].([]any)) == 0 {
-			t.Errorf("diagram %v: want an svg element and its edges", d["title"])
+		if !strings.HasPrefix(d["svg"].(string), "<svg") || len(d["edges"].([]any)) == 0 || strings.Contains(d["svg"].(string), `id="d0-`) {
+			t.Errorf("diagram %v: want an svg element with ids of its own, and its edges", d["title"])
 		}
 	}
 	v := doc["verify"].(map[string]any)

@@ -9,15 +9,17 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // BenchmarkServeInitialize measures how soon a real `serve --stdio`
 // process answers initialize with the default policy: from the start of
-// the spawn to the response line, beside spawning and reaping /bin/true,
-// the floor any process pays. Each op is one process; the medians are the
-// figures to read.
+// the spawn to the response line, interleaved with a minimal Go program
+// that reads one line and answers (the floor a Go process pays; the
+// target is 3x it) and with /bin/true. Each op is one of each; the
+// medians are the figures to read, with serve's peak RSS.
 //
 //	go test -run '^$' -bench ServeInitialize -benchtime 20x -count 5 ./cmd/resetpolicy
 func BenchmarkServeInitialize(b *testing.B) {
@@ -26,11 +28,23 @@ func BenchmarkServeInitialize(b *testing.B) {
 	if out, err := exec.Command(gobin, "build", "-o", bin, "./cmd/resetpolicy").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
+	minimal := filepath.Join(b.TempDir(), "minimal")
+	src := b.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(minimalGo), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	build := exec.Command(gobin, "build", "-o", minimal, "main.go")
+	build.Dir = src
+	build.Env = append(os.Environ(), "GO111MODULE=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build minimal: %v\n%s", err, out)
+	}
 	env := append(os.Environ(), "XDG_CONFIG_HOME="+b.TempDir())
 	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"projectDir":"","trusted":false}}` + "\n"
-	serve := func() time.Duration {
+	var rss []float64
+	answer := func(path string, args ...string) time.Duration {
 		t0 := time.Now()
-		cmd := exec.Command(bin, "serve", "--stdio")
+		cmd := exec.Command(path, args...)
 		cmd.Env = env
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
@@ -45,8 +59,14 @@ func BenchmarkServeInitialize(b *testing.B) {
 		}
 		stdin.Close()
 		cmd.Wait()
+		if path == bin {
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				rss = append(rss, float64(ru.Maxrss)/1024) // KiB on Linux
+			}
+		}
 		return d
 	}
+	serve := func() time.Duration { return answer(bin, "serve", "--stdio") }
 	spawnTrue := func() time.Duration {
 		t0 := time.Now()
 		if err := exec.Command("/bin/true").Run(); err != nil {
@@ -55,10 +75,11 @@ func BenchmarkServeInitialize(b *testing.B) {
 		return time.Since(t0)
 	}
 	serve() // the binary into the page cache
-	var st, tt []time.Duration
+	var st, mt, tt []time.Duration
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ { // interleaved, so both see the same load
+	for i := 0; i < b.N; i++ { // interleaved, so all see the same load
 		st = append(st, serve())
+		mt = append(mt, answer(minimal))
 		tt = append(tt, spawnTrue())
 	}
 	b.StopTimer()
@@ -66,6 +87,29 @@ func BenchmarkServeInitialize(b *testing.B) {
 		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 		return float64(d[len(d)/2].Microseconds()) / 1e3
 	}
-	b.ReportMetric(median(st), "ms-initialize")
+	ms, mm := median(st), median(mt)
+	b.ReportMetric(ms, "ms-initialize")
+	b.ReportMetric(mm, "ms-minimal-go")
+	b.ReportMetric(ms/mm, "x-minimal-go")
 	b.ReportMetric(median(tt), "ms-/bin/true")
+	sort.Float64s(rss)
+	b.ReportMetric(rss[len(rss)/2], "MB-peak-rss")
 }
+
+// minimalGo reads one request line and answers it: the least a Go process
+// Pi spawns could do.
+const minimalGo = `package main
+
+import (
+	"bufio"
+	"os"
+)
+
+func main() {
+	r := bufio.NewReader(os.Stdin)
+	if _, err := r.ReadString('\n'); err != nil {
+		os.Exit(1)
+	}
+	os.Stdout.WriteString("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n")
+}
+`

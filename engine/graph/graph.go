@@ -6,9 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/rules"
-	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
 // Diagram is one state diagram: nodes are values of one enum slot, or
@@ -19,189 +17,130 @@ type Diagram struct {
 	Edges []Edge
 }
 
-// Node is one state. Notes are the rules that fire there without moving
-// (event / rule: effects), folded into the node rather than drawn as loops.
+// EveryID is the ID of the pseudo-node "every state": an edge from it
+// stands for the same move from every state of the diagram, drawn once (a
+// session change, switching the policy off); a loop on it for rules that
+// fire in every state without moving.
+const EveryID = "*"
+
+// Node is one state.
 type Node struct {
-	ID      string
-	Label   string
+	ID    string
+	Label string
+	// Initial marks the state a session starts in.
 	Initial bool
-	Notes   []string
+	// Every marks the "every state" pseudo-node (ID EveryID).
+	Every bool
+	// Unreached marks an enum value no explored transition reaches.
+	Unreached bool
 }
 
-// Edge is a move between two states: the rules (event / rule) that make it.
+// Edge is what the engine does from one state on some events: a move to
+// another state, or a loop (From == To) for rules that fire without
+// moving the diagram's slots. Parallel moves are merged: one edge per
+// pair of states, with every event that makes it.
 type Edge struct {
 	From, To string
-	Labels   []string
+	Moves    []Move // by event name
 }
 
-// PerSlot draws one diagram per enum slot (or per slot named) from the
-// rules as written: a rule whose `to` sets the slot moves from each value
-// its `from` allows (every value when it names none) to its target.
-func PerSlot(p *rules.Policy, slots []string) ([]*Diagram, error) {
-	var out []*Diagram
+// Move is one event of an edge and the rules that fired on it, in file
+// order.
+type Move struct {
+	Event string
+	Rules []string
+}
+
+// Events are the edge's event names, its visible label.
+func (e Edge) Events() []string {
+	out := make([]string, len(e.Moves))
+	for i, m := range e.Moves {
+		out[i] = m.Event
+	}
+	return out
+}
+
+// RuleText lists the edge's rules, one line per event ("event: rule,
+// rule"): what the drawing puts behind the edge.
+func (e Edge) RuleText() string {
+	var lines []string
+	for _, m := range e.Moves {
+		lines = append(lines, m.Event+": "+strings.Join(m.Rules, ", "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// PerSlot draws one diagram per enum slot (or per slot named): what the
+// engine does to that slot over every state verify explores. File order
+// is the engine's, so an exit an earlier rule always pre-empts is not
+// drawn; a rule that fires without moving the slot is a loop when it
+// names the slot in `from` or `to`, or names no enum slot at all.
+func PerSlot(p *rules.Policy, slots []string, lim Limits) ([]*Diagram, error) {
+	var picked []*rules.Slot
 	for _, s := range p.Slots {
-		if !s.IsEnum() || (len(slots) > 0 && !slices.Contains(slots, s.Name)) {
-			continue
+		if s.IsEnum() && (len(slots) == 0 || slices.Contains(slots, s.Name)) {
+			picked = append(picked, s)
 		}
-		d := &Diagram{Title: p.Name + ": " + s.Name}
-		for i, v := range s.Enum {
-			d.Nodes = append(d.Nodes, Node{ID: v, Label: v, Initial: i == int(s.Initial.Num)})
-		}
-		edges := map[[2]string][]string{}
-		for _, r := range p.Rules {
-			from := s.Enum
-			for _, e := range r.From {
-				if e.Key == s.Name {
-					from = enumValues(e)
-				}
-			}
-			to := ""
-			for _, e := range r.To {
-				if e.Key == s.Name {
-					if vals := enumValues(e); len(vals) == 1 {
-						to = vals[0]
-					}
-				}
-			}
-			label := strings.Join(r.On, ",") + " / " + r.Name
-			for _, f := range from {
-				if to != "" && to != f {
-					edges[[2]string{f, to}] = append(edges[[2]string{f, to}], label)
-					continue
-				}
-				if len(from) < len(s.Enum) && len(r.Effects) > 0 {
-					note(d, f, label+": "+effectNames(r))
-				}
-			}
-		}
-		d.Edges = sortedEdges(edges)
-		out = append(out, d)
 	}
-	if len(slots) > 0 && len(out) != len(slots) {
-		return nil, fmt.Errorf("%s: %s is not an enum slot (enum slots: %s)", p.Name, strings.Join(missing(slots, out, p), ", "), strings.Join(enumSlots(p), ", "))
+	for _, name := range slots {
+		if s, ok := p.Slot(name); !ok || !s.IsEnum() {
+			return nil, notEnum(p, name)
+		}
 	}
-	return out, nil
+	if len(picked) == 0 {
+		return nil, fmt.Errorf("%s has no enum slot to draw", p.Name)
+	}
+	var views [][]*rules.Slot
+	for _, s := range picked {
+		views = append(views, []*rules.Slot{s})
+	}
+	ds, err := explore(p, views, lim)
+	if err != nil {
+		return nil, err
+	}
+	// A value the exploration never reached is still drawn, apart.
+	for vi, d := range ds {
+		s := picked[vi]
+		for _, v := range s.Enum {
+			if !slices.ContainsFunc(d.Nodes, func(n Node) bool { return n.ID == v }) {
+				d.Nodes = append(d.Nodes, Node{ID: v, Label: v, Unreached: true})
+			}
+		}
+		order := func(id string) int {
+			if id == EveryID {
+				return -1
+			}
+			return slices.Index(s.Enum, id)
+		}
+		sort.SliceStable(d.Nodes, func(i, j int) bool { return order(d.Nodes[i].ID) < order(d.Nodes[j].ID) })
+	}
+	return ds, nil
 }
 
 // Product draws the product of the named enum slots, restricted to the
 // combinations verify reaches, with the moves it explored between them.
-func Product(p *rules.Policy, slots []string) (*Diagram, error) {
-	var idx []int
+func Product(p *rules.Policy, slots []string, lim Limits) (*Diagram, error) {
+	var view []*rules.Slot
 	for _, name := range slots {
 		s, ok := p.Slot(name)
 		if !ok || !s.IsEnum() {
-			return nil, fmt.Errorf("%s: %s is not an enum slot (enum slots: %s)", p.Name, name, strings.Join(enumSlots(p), ", "))
+			return nil, notEnum(p, name)
 		}
-		idx = append(idx, s.Index)
+		view = append(view, s)
 	}
-	id := func(vals []lang.Value) string {
-		parts := make([]string, len(idx))
-		for i, si := range idx {
-			parts[i] = p.Slots[si].Enum[int(vals[si].Num)]
-		}
-		return strings.Join(parts, " × ")
+	if len(view) == 0 {
+		return nil, fmt.Errorf("%s: a product needs at least one --slot (enum slots: %s)", p.Name, strings.Join(enumSlots(p), ", "))
 	}
-	nodes := map[string]bool{}
-	edges := map[[2]string][]string{}
-	notes := map[string][]string{}
-	var initial string
-	verify.Check(p, verify.Options{Observe: func(from, to []lang.Value, event string, fired []string) {
-		if initial == "" {
-			initial = id(from)
-		}
-		a, b := id(from), id(to)
-		nodes[a], nodes[b] = true, true
-		for _, name := range fired {
-			r := ruleNamed(p, name)
-			label := event + " / " + name
-			switch {
-			case a != b && touches(r.To, slots):
-				edges[[2]string{a, b}] = appendNew(edges[[2]string{a, b}], label)
-			case a == b && !touches(r.To, slots) && touches(r.From, slots) && len(r.Effects) > 0:
-				// Fires here without moving: folded into the node.
-				notes[a] = appendNew(notes[a], label+": "+effectNames(r))
-			}
-		}
-	}})
-	d := &Diagram{Title: p.Name + ": " + strings.Join(slots, " × ") + " (reachable)"}
-	for _, n := range sortedKeys(nodes) {
-		nd := Node{ID: n, Label: n, Initial: n == initial}
-		d.Nodes = append(d.Nodes, nd)
-		for _, x := range notes[n] {
-			note(d, n, x)
-		}
+	ds, err := explore(p, [][]*rules.Slot{view}, lim)
+	if err != nil {
+		return nil, err
 	}
-	d.Edges = sortedEdges(edges)
-	return d, nil
+	ds[0].Title += " (reachable)"
+	return ds[0], nil
 }
 
-func ruleNamed(p *rules.Policy, name string) *rules.Rule {
-	for _, r := range p.Rules {
-		if r.Name == name {
-			return r
-		}
-	}
-	return &rules.Rule{}
-}
-
-// touches: some entry names one of the slots.
-func touches(es []rules.Entry, slots []string) bool {
-	for _, e := range es {
-		if slices.Contains(slots, e.Key) {
-			return true
-		}
-	}
-	return false
-}
-
-func appendNew(xs []string, x string) []string {
-	if slices.Contains(xs, x) {
-		return xs
-	}
-	return append(xs, x)
-}
-
-func note(d *Diagram, node, text string) {
-	for i := range d.Nodes {
-		if d.Nodes[i].ID == node && !slices.Contains(d.Nodes[i].Notes, text) {
-			d.Nodes[i].Notes = append(d.Nodes[i].Notes, text)
-		}
-	}
-}
-
-func enumValues(e rules.Entry) []string {
-	return e.Values()
-}
-
-func effectNames(r *rules.Rule) string {
-	var names []string
-	for _, e := range r.Effects {
-		names = append(names, e.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
-func sortedEdges(m map[[2]string][]string) []Edge {
-	var out []Edge
-	for k, v := range m {
-		out = append(out, Edge{From: k[0], To: k[1], Labels: v})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].From != out[j].From {
-			return out[i].From < out[j].From
-		}
-		return out[i].To < out[j].To
-	})
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+func notEnum(p *rules.Policy, name string) error {
+	return fmt.Errorf("%s: %s is not an enum slot (enum slots: %s)", p.Name, name, strings.Join(enumSlots(p), ", "))
 }
 
 func enumSlots(p *rules.Policy) []string {
@@ -214,12 +153,104 @@ func enumSlots(p *rules.Policy) []string {
 	return out
 }
 
-func missing(slots []string, got []*Diagram, p *rules.Policy) []string {
-	var out []string
-	for _, s := range slots {
-		if !slices.Contains(enumSlots(p), s) {
-			out = append(out, s)
+// collapse draws "from every state" once. For an event and a target,
+// the rules that fire on a move to the target from every other state
+// become one edge from the pseudo-node; so do the rules that fire
+// without moving in every state, as a loop on it. What fires only in some
+// states stays on their own edges, so no state is drawn with a rule that
+// cannot fire there. Below three states there is nothing to save.
+func collapse(d *Diagram) {
+	var states []string
+	for _, n := range d.Nodes {
+		states = append(states, n.ID)
+	}
+	if len(states) < 3 {
+		return
+	}
+	type key struct{ from, to string }
+	at := map[key]map[string][]string{} // edge -> event -> rules
+	for _, e := range d.Edges {
+		m := map[string][]string{}
+		for _, mv := range e.Moves {
+			m[mv.Event] = slices.Clone(mv.Rules)
+		}
+		at[key{e.From, e.To}] = m
+	}
+	var every []Edge
+	for _, target := range append([]string{""}, states...) {
+		// k: the edge from state s that the event must be on.
+		k := func(s string) key {
+			if target == "" {
+				return key{s, s}
+			}
+			return key{s, target}
+		}
+		first := states[0]
+		if first == target {
+			first = states[1]
+		}
+		for _, ev := range sortedKeys(at[k(first)]) {
+			common := slices.Clone(at[k(first)][ev])
+			for _, s := range states {
+				if s != target {
+					got := at[k(s)][ev]
+					common = slices.DeleteFunc(common, func(r string) bool { return !slices.Contains(got, r) })
+				}
+			}
+			if len(common) == 0 {
+				continue
+			}
+			to := target
+			if target == "" {
+				to = EveryID
+			}
+			every = addMove(every, EveryID, to, Move{ev, common})
+			strip := []key{key{target, target}}
+			for _, s := range states {
+				strip = append(strip, k(s))
+			}
+			for _, kk := range strip {
+				if rs, ok := at[kk][ev]; ok {
+					at[kk][ev] = slices.DeleteFunc(rs, func(r string) bool { return slices.Contains(common, r) })
+				}
+			}
 		}
 	}
+	if len(every) == 0 {
+		return
+	}
+	var kept []Edge
+	for _, e := range d.Edges {
+		var ms []Move
+		for _, mv := range e.Moves {
+			if rs := at[key{e.From, e.To}][mv.Event]; len(rs) > 0 {
+				ms = append(ms, Move{mv.Event, rs})
+			}
+		}
+		if len(ms) > 0 {
+			e.Moves = ms
+			kept = append(kept, e)
+		}
+	}
+	d.Nodes = append([]Node{{ID: EveryID, Label: "every state", Every: true}}, d.Nodes...)
+	d.Edges = append(every, kept...)
+}
+
+func addMove(es []Edge, from, to string, m Move) []Edge {
+	for i := range es {
+		if es[i].From == from && es[i].To == to {
+			es[i].Moves = append(es[i].Moves, m)
+			return es
+		}
+	}
+	return append(es, Edge{From: from, To: to, Moves: []Move{m}})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // DOT writes the diagrams as one Graphviz digraph (one cluster per
-// diagram when there are several). The text is deterministic, so a test
+// diagram when there are several): edges labelled by their events, the
+// rules behind each in its tooltip. The text is deterministic, so a test
 // can compare it.
 func DOT(ds []*Diagram) []byte {
 	var b bytes.Buffer
@@ -23,19 +24,20 @@ func DOT(ds []*Diagram) []byte {
 			fmt.Fprintf(&b, "  label=%s;\n  labelloc=t;\n", quote(d.Title))
 		}
 		for _, n := range d.Nodes {
-			label := n.Label
 			attrs := ""
-			if len(n.Notes) > 0 {
-				label += "\n" + strings.Join(n.Notes, "\n")
-				attrs = ", tooltip=" + quote(strings.Join(n.Notes, "\n"))
+			switch {
+			case n.Every:
+				attrs = ", style=dashed"
+			case n.Unreached:
+				attrs = ", style=\"rounded,dashed\", fontcolor=gray40, tooltip=\"not reached\""
+			case n.Initial:
+				attrs = ", penwidth=2"
 			}
-			if n.Initial {
-				attrs += ", penwidth=2"
-			}
-			fmt.Fprintf(&b, "%s%s [label=%s%s];\n", indent, quote(prefix+n.ID), quote(label), attrs)
+			fmt.Fprintf(&b, "%s%s [label=%s%s];\n", indent, quote(prefix+n.ID), quote(n.Label), attrs)
 		}
 		for _, e := range d.Edges {
-			fmt.Fprintf(&b, "%s%s -> %s [label=%s];\n", indent, quote(prefix+e.From), quote(prefix+e.To), quote(strings.Join(e.Labels, "\n")))
+			fmt.Fprintf(&b, "%s%s -> %s [label=%s, tooltip=%s];\n", indent, quote(prefix+e.From), quote(prefix+e.To),
+				quote(strings.Join(e.Events(), "\n")), quote(e.RuleText()))
 		}
 		if len(ds) > 1 {
 			b.WriteString("  }\n")
@@ -71,12 +73,9 @@ func Mermaid(ds []*Diagram) []byte {
 			if n.Initial {
 				fmt.Fprintf(&b, "  [*] --> %s\n", id)
 			}
-			for _, x := range n.Notes {
-				fmt.Fprintf(&b, "  note right of %s : %s\n", id, mermaidText(x))
-			}
 		}
 		for _, e := range d.Edges {
-			fmt.Fprintf(&b, "  %s --> %s : %s\n", ids[e.From], ids[e.To], mermaidText(strings.Join(e.Labels, "<br/>")))
+			fmt.Fprintf(&b, "  %s --> %s : %s\n", ids[e.From], ids[e.To], mermaidText(strings.Join(e.Events(), ", ")))
 		}
 	}
 	return b.Bytes()

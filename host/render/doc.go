@@ -1,7 +1,5 @@
-// Package render draws the DOT source of engine/graph as SVG or PNG, in
-// process, with Graphviz compiled to WebAssembly (github.com/goccy/go-graphviz):
-// nothing to install. It sits above the engine because that library sets
-// up its WebAssembly runtime when the program starts and keeps a
-// compilation cache under the temporary directory: the engine's packages
-// stay free of files and environment.
+// Package render draws engine/graph's diagrams as SVG or PNG, in Go: a
+// layered layout (layout.go), the SVG writer and a rasteriser for PNG (on
+// github.com/fogleman/gg). Nothing happens at start-up: the font is parsed
+// at the first drawing, and no file or environment is read.
 package render

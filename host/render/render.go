@@ -1,37 +1,38 @@
 package render
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 
-	"github.com/goccy/go-graphviz"
+	"github.com/resetpolicy/resetpolicy/engine/graph"
 )
 
-// Render draws DOT source as "svg" or "png" with Graphviz compiled to
-// WebAssembly, in process: nothing to install. SVG comes from Graphviz's
-// own renderer; PNG from pngRenderer, on the same layout.
-func Render(ctx context.Context, dot []byte, format string) ([]byte, error) {
+// Render draws the diagrams, stacked, as "svg" or "png". The layout and
+// the drawing are Go: no runtime to set up, nothing read or written but
+// the result, and the cost is bounded by the diagrams' size (which
+// graph.Limits bounds) and maxSegments.
+func Render(ds []*graph.Diagram, format string) ([]byte, error) {
 	switch format {
-	case "svg":
-	case "png":
-		return renderPNG(ctx, dot)
+	case "svg", "png":
 	default:
 		return nil, fmt.Errorf("cannot render %q: svg or png", format)
 	}
-	g, err := graphviz.New(ctx)
+	sc, err := layoutDiagrams(ds)
 	if err != nil {
 		return nil, err
 	}
-	defer g.Close()
-	gr, err := graphviz.ParseBytes(dot)
-	if err != nil {
-		return nil, err
+	if format == "svg" {
+		return writeSVG(sc), nil
 	}
-	defer gr.Close()
-	var out bytes.Buffer
-	if err := g.Render(ctx, gr, graphviz.SVG, &out); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return writePNG(sc)
+}
+
+// SVG draws the diagrams as SVG: what a page embeds. States are
+// <g class="state" data-state="…"> (class also "initial", "every" or
+// "unreached"), edges <g class="edge" data-from="…" data-to="…"
+// data-events="…" data-rules="…">, each with a unique id and a <title>
+// (an edge's names its rules, one line per event).
+func SVG(ds []*graph.Diagram) ([]byte, error) { return Render(ds, "svg") }
+
+func errTooLarge(w, h int) error {
+	return fmt.Errorf("the picture would be %d×%d pixels, more than %d; draw fewer slots or use svg", w, h, maxPixels)
 }

@@ -75,8 +75,9 @@ type Rule struct {
 	File    string   `json:"file"`
 }
 
-// Diagram is one state diagram: its drawing and, for the click, which
-// rules make each state's notes and each edge.
+// Diagram is one state diagram, as graph draws it from verify's
+// exploration: its drawing and, for the click, the rules behind each
+// edge.
 type Diagram struct {
 	Title string        `json:"title"`
 	SVG   string        `json:"svg,omitempty"`
@@ -85,17 +86,24 @@ type Diagram struct {
 	Edges []DiagramEdge `json:"edges"`
 }
 
-// DiagramNode is one state with the rules that fire there without moving.
+// DiagramNode is one state ("*" stands for every state).
 type DiagramNode struct {
-	ID    string   `json:"id"`
-	Notes []string `json:"notes,omitempty"`
+	ID    string `json:"id"`
+	Label string `json:"label"`
 }
 
-// DiagramEdge is one move with the rules (as "event / rule") that make it.
+// DiagramEdge is what the engine does from one state to another (or to
+// itself, for rules that fire without moving), by event.
 type DiagramEdge struct {
-	From   string   `json:"from"`
-	To     string   `json:"to"`
-	Labels []string `json:"labels"`
+	From  string        `json:"from"`
+	To    string        `json:"to"`
+	Moves []DiagramMove `json:"moves"`
+}
+
+// DiagramMove is one event of an edge and the rules that fired on it.
+type DiagramMove struct {
+	Event string   `json:"event"`
+	Rules []string `json:"rules"`
 }
 
 // ReplaySection is what the policy would have done on the sessions.

@@ -93,48 +93,42 @@
       const box = el("div", { class: "rulebox", id: "rulebox-" + i }, el("span", { class: "muted", text: "Click a state or an edge." }));
       body.append(el("div", { class: "diagram" }, drawing, box));
       drawing.addEventListener("click", (ev) => {
-        const g = ev.target.closest("g.node, g.edge");
+        const g = ev.target.closest("g.state, g.edge");
         if (!g) return;
         drawing.querySelectorAll("g.selected").forEach((x) => x.classList.remove("selected"));
         g.classList.add("selected");
-        const title = (g.querySelector("title") || {}).textContent || "";
-        showRules(d, g.classList.contains("node") ? "node" : "edge", title, box);
+        showRules(d, g, box);
       });
     });
   })();
-  function stripID(s) { const k = s.indexOf(":"); return k >= 0 && /^d\d+$/.test(s.slice(0, k)) ? s.slice(k + 1) : s; }
-  function labelRule(label) { const k = label.lastIndexOf(" / "); const r = k >= 0 ? label.slice(k + 3) : label; return r.split(":")[0].trim(); }
-  function showRules(d, kind, title, box) {
+  // showRules lists the rules behind a clicked state (every move out of it
+  // and its loops) or edge, with their guards.
+  function showRules(d, g, box) {
     box.textContent = "";
-    let labels = [];
-    if (kind === "node") {
-      const id = stripID(title.trim());
-      const n = (d.nodes || []).find((x) => x.id === id) || { notes: [] };
-      box.append(el("h3", { text: "state " + id }));
-      labels = n.notes || [];
-      const out = (d.edges || []).filter((e) => e.from === id);
-      for (const e of out) labels = labels.concat(e.labels);
-      if (!labels.length) box.append(el("p", { class: "empty", text: "No rule fires in this state." }));
+    let edges;
+    if (g.classList.contains("state")) {
+      const id = g.dataset.state;
+      box.append(el("h3", { text: "state " + (id === "*" ? "every state" : id) }));
+      edges = (d.edges || []).filter((e) => e.from === id);
     } else {
-      const [a, b] = title.split("->").map((s) => stripID(s.trim()));
-      box.append(el("h3", { text: a + " → " + b }));
-      const e = (d.edges || []).find((x) => x.from === a && x.to === b);
-      labels = e ? e.labels : [];
+      const a = g.dataset.from, b = g.dataset.to;
+      box.append(el("h3", { text: a === b ? a + " (without moving)" : a + " → " + b }));
+      edges = (d.edges || []).filter((e) => e.from === a && e.to === b);
     }
-    const seen = new Set();
-    for (const l of labels) {
-      const name = labelRule(l);
-      if (seen.has(name)) continue;
-      seen.add(name);
-      const r = ruleByName[name];
-      const div = el("div", { class: "rule" }, el("b", { text: name }), el("span", { class: "muted", text: "  " + l }));
-      if (r) {
-        div.append(el("div", { text: "on " + r.on.join(", ") + (r.from ? " · from " + r.from : "") + (r.to ? " · to " + r.to : "") }));
-        div.append(el("div", {}, "when ", el("code", { text: r.when || "always" })));
-        if ((r.effects || []).length) div.append(el("div", { text: "effects: " + r.effects.join(", ") }));
-        div.append(el("div", { class: "muted", text: r.file + ":" + r.line }));
+    const moves = [].concat(...edges.map((e) => e.moves.map((m) => Object.assign({ to: e.to }, m))));
+    if (!moves.length) box.append(el("p", { class: "empty", text: "No rule fires here." }));
+    for (const m of moves) {
+      for (const name of m.rules) {
+        const r = ruleByName[name];
+        const div = el("div", { class: "rule" }, el("b", { text: name }), el("span", { class: "muted", text: "  on " + m.event + " → " + m.to }));
+        if (r) {
+          div.append(el("div", { text: (r.from ? "from " + r.from : "from any state") + (r.to ? " · to " + r.to : "") }));
+          div.append(el("div", {}, "when ", el("code", { text: r.when || "always" })));
+          if ((r.effects || []).length) div.append(el("div", { text: "effects: " + r.effects.join(", ") }));
+          div.append(el("div", { class: "muted", text: r.file + ":" + r.line }));
+        }
+        box.append(div);
       }
-      box.append(div);
     }
   }
 
