@@ -1,0 +1,193 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/resetpolicy/resetpolicy/host/scenario"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
+)
+
+// problems are what `resetpolicy check` (a policy), `resetpolicy test`
+// (a test file, before it runs) or `resetpolicy simulate` (a scenario)
+// reports for the document, with the same positions and messages.
+// openText gives the text of another open document (a test file's
+// policy that is being edited), or nil.
+func (d *document) problems(openText func(path string) []byte) hcl.Diagnostics {
+	if d.chkValid && d.chkGen == d.gen {
+		return d.chk
+	}
+	var diags hcl.Diagnostics
+	src := d.src()
+	switch {
+	case d.dropped:
+		diags = hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "File too large",
+			Detail:  fmt.Sprintf("the document grew past %d bytes and is no longer analysed; close and reopen it", maxDocBytes),
+			Subject: &hcl.Range{Filename: d.name, Start: hcl.InitialPos, End: hcl.InitialPos}}}
+	case d.kind == policyKind:
+		p, ds := rules.Load(rules.Source{Name: d.name, Bytes: src}, builtinOptions()...)
+		diags = ds.Diagnostics
+		if p != nil && !diags.HasErrors() {
+			diags = append(diags, rules.DeadParts(p)...)
+		}
+	case d.kind == testKind:
+		diags = testProblems(src, d.name, openText)
+	case d.kind == scenarioKind:
+		_, diags = scenario.Parse(src, d.name)
+	}
+	d.chk, d.chkGen, d.chkValid = diags, d.gen, true
+	return diags
+}
+
+// testProblems are a test file's own problems and, per set of param
+// overrides its runs use, what loading its policy with them reports: an
+// unknown param or a value of the wrong type points into the test file,
+// and a policy that does not load is one problem at the policy attribute.
+func testProblems(src []byte, name string, openText func(string) []byte) hcl.Diagnostics {
+	f, diags := testfile.Parse(src, name)
+	if diags.HasErrors() || f.Policy == "" {
+		return diags
+	}
+	load := func(ov []rules.Override) rules.Diagnostics {
+		if path := f.PolicyFile(); path != "" {
+			opts := append(builtinOptions(), rules.WithOverrides(ov...))
+			if b := openText(path); b != nil {
+				_, ds := rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
+				return ds
+			}
+			_, ds := rules.LoadFile(path, opts...)
+			return ds
+		}
+		_, ds := policies.Load(f.Policy, nil, rules.WithOverrides(ov...))
+		return ds
+	}
+	seen := map[string]bool{}
+	var runs []*testfile.Run
+	if len(f.Runs) == 0 {
+		runs = []*testfile.Run{{}}
+	} else {
+		runs = f.Runs
+	}
+	for _, run := range runs {
+		key := f.OverridesKey(run)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ds := load(f.Overrides(run))
+		for _, x := range ds.Diagnostics {
+			if x.Subject != nil && x.Subject.Filename == name {
+				diags = append(diags, x)
+				continue
+			}
+			if x.Severity != hcl.DiagError {
+				continue
+			}
+			where := ""
+			if x.Subject != nil {
+				where = fmt.Sprintf("%s:%d:%d: ", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column)
+			}
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Policy does not load",
+				Detail:  fmt.Sprintf("policy %q: %s%s: %s", f.Policy, where, x.Summary, x.Detail),
+				Subject: f.PolicyRange.Ptr()})
+			break
+		}
+		if len(diags) > rules.MaxDiagnosticsShown {
+			break
+		}
+	}
+	return diags
+}
+
+// lspDiagnostics converts problems for publishing: at most
+// rules.MaxDiagnosticsShown, like check prints, the rest counted in a last
+// one. A problem in another file (a built-in a composed policy takes) is
+// shown at anchor, with the place it is about as related information.
+func (s *Server) lspDiagnostics(d *document, diags hcl.Diagnostics) []protocol.Diagnostic {
+	out := []protocol.Diagnostic{}
+	t := d.text
+	if t == nil {
+		t = newText(nil)
+	}
+	anchor := protocol.Range{}
+	if syn := d.syntax(); syn.outline != nil && syn.outline.Composition != nil {
+		anchor = t.rng(syn.outline.Composition.UseRange)
+	}
+	src := "resetpolicy"
+	for i, x := range diags {
+		if i == rules.MaxDiagnosticsShown {
+			sev := protocol.DiagnosticSeverityInformation
+			out = append(out, protocol.Diagnostic{Range: out[len(out)-1].Range, Severity: &sev, Source: &src,
+				Message: fmt.Sprintf("and %d more", len(diags)-i)})
+			break
+		}
+		sev := protocol.DiagnosticSeverityError
+		if x.Severity == hcl.DiagWarning {
+			sev = protocol.DiagnosticSeverityWarning
+		}
+		msg := x.Summary
+		if x.Detail != "" {
+			msg += "\n" + x.Detail
+		}
+		pd := protocol.Diagnostic{Severity: &sev, Source: &src, Message: msg}
+		switch {
+		case x.Subject == nil:
+			pd.Range = anchor
+		case x.Subject.Filename == d.name:
+			pd.Range = t.rng(*x.Subject)
+		default:
+			pd.Range = anchor
+			pd.Message = fmt.Sprintf("%s:%d:%d: %s", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column, msg)
+			if loc, ok := s.location(d, *x.Subject); ok {
+				pd.RelatedInformation = []protocol.DiagnosticRelatedInformation{{Location: loc, Message: x.Summary}}
+			}
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// location turns a range in any file a document's analysis names — the
+// document itself, a built-in's source, a file on disk — into an LSP
+// location.
+func (s *Server) location(d *document, r hcl.Range) (protocol.Location, bool) {
+	if r.Filename == d.name {
+		return protocol.Location{URI: d.uri, Range: d.text.rng(r)}, true
+	}
+	if name, ok := builtinName(r.Filename); ok {
+		uri, src, err := s.builtinFile(name)
+		if err != nil {
+			return protocol.Location{}, false
+		}
+		return protocol.Location{URI: uri, Range: newText(src).rng(r)}, true
+	}
+	if o := s.docByName(r.Filename); o != nil && o.text != nil {
+		return protocol.Location{URI: o.uri, Range: o.text.rng(r)}, true
+	}
+	b, err := os.ReadFile(r.Filename)
+	if err != nil || len(b) > rules.MaxFileBytes {
+		return protocol.Location{}, false
+	}
+	return protocol.Location{URI: fileURI(r.Filename), Range: newText(b).rng(r)}, true
+}
+
+// builtinName is the built-in a source name stands for ("policies/NAME.hcl",
+// the name policies.Source gives it).
+func builtinName(filename string) (string, bool) {
+	name, ok := strings.CutPrefix(filename, "policies/")
+	if !ok {
+		return "", false
+	}
+	name, ok = strings.CutSuffix(name, ".hcl")
+	if !ok {
+		return "", false
+	}
+	_, found := policies.Source(name)
+	return name, found
+}

@@ -1,0 +1,117 @@
+package lsp
+
+import (
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+// kind is what a document is, by its name, as the command line decides.
+type kind int
+
+const (
+	policyKind kind = iota
+	testKind
+	scenarioKind
+)
+
+func kindOf(name string) kind {
+	base := filepath.Base(name)
+	switch {
+	case strings.HasSuffix(base, ".test.hcl") || strings.HasSuffix(base, ".test.hcl.json"):
+		return testKind
+	case strings.HasSuffix(base, ".scenario.hcl"):
+		return scenarioKind
+	}
+	return policyKind
+}
+
+// maxDocBytes bounds what the server keeps of one document. Past
+// rules.MaxFileBytes a document is only reported too large; past this,
+// its text is dropped until the client sends it whole again.
+const maxDocBytes = 2 * rules.MaxFileBytes
+
+// document is one open document. Its analyses are computed on demand
+// and kept until the next change (gen counts changes).
+type document struct {
+	uri      string
+	name     string // the file path: the name diagnostics are about
+	kind     kind
+	version  int32
+	text     *text
+	dropped  bool // the text grew past maxDocBytes and was dropped
+	gen      int
+	syn      *syntax
+	synGen   int
+	chk      hcl.Diagnostics
+	chkGen   int
+	chkValid bool
+}
+
+// nameOf is the file path of a file URI, or the URI itself.
+func nameOf(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+func fileURI(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// syntax is the cheap analysis: HCL's syntax tree (native syntax only)
+// and, for a policy, its outline.
+type syntax struct {
+	body    *hclsyntax.Body // nil for JSON or a file over the bounds
+	broken  bool            // the parse reported errors
+	outline *rules.Policy   // a policy's declarations, even when it does not load
+	// base is the built-in a policy file takes with `use`, loaded whole
+	// (built-ins always load), for its parts' docs and values.
+	base *rules.Policy
+	ix   *index
+}
+
+func builtinOptions() []rules.Option {
+	return []rules.Option{rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names)}
+}
+
+func (d *document) src() []byte {
+	if d.text == nil {
+		return nil
+	}
+	return d.text.src
+}
+
+// syntax parses the document once per change.
+func (d *document) syntax() *syntax {
+	if d.syn != nil && d.synGen == d.gen {
+		return d.syn
+	}
+	s := &syntax{}
+	src := d.src()
+	if f, diags := rules.ParseHCL(src, d.name); f != nil {
+		s.broken = diags.HasErrors()
+		if b, ok := f.Body.(*hclsyntax.Body); ok {
+			s.body = b
+		}
+	}
+	if d.kind == policyKind && !d.dropped && len(src) <= rules.MaxFileBytes {
+		s.outline = rules.Outline(rules.Source{Name: d.name, Bytes: src}, builtinOptions()...)
+		if c := s.outline.Composition; c != nil {
+			s.base, _ = policies.Load(c.Base, nil)
+		}
+	}
+	d.syn, d.synGen = s, d.gen
+	return s
+}

@@ -1,0 +1,308 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Debounce is how long after the last change diagnostics are
+	// published; 0 takes DefaultDebounce, a negative value publishes at
+	// once.
+	Debounce time.Duration
+	// CacheDir is where built-in sources are written for go-to-definition
+	// (default: os.UserCacheDir()).
+	CacheDir string
+	// Version is shown to the client as the server's version.
+	Version string
+	// Log, when set, receives one line per request that failed or panicked.
+	Log io.Writer
+}
+
+// DefaultDebounce waits for a pause in typing before checking: long enough
+// to skip most keystrokes, short enough to feel immediate.
+const DefaultDebounce = 150 * time.Millisecond
+
+// Server is one language server session: the open documents and the
+// connection to the client.
+type Server struct {
+	opts    Options
+	handler protocol.Handler
+
+	mu     sync.Mutex
+	docs   map[string]*document // by URI
+	timers map[string]*time.Timer
+	conn   *jsonrpc2.Conn
+	ctx    context.Context
+	shut   bool
+
+	builtinMu   sync.Mutex
+	builtinURIs map[string]string
+}
+
+// New makes a server.
+func New(opts Options) *Server {
+	if opts.Debounce == 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	s := &Server{opts: opts, docs: map[string]*document{}, timers: map[string]*time.Timer{}}
+	s.handler = protocol.Handler{
+		Initialize:                 s.initialize,
+		Initialized:                func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:                   s.shutdown,
+		Exit:                       func(*glsp.Context) error { return nil },
+		SetTrace:                   func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		CancelRequest:              func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:        s.didOpen,
+		TextDocumentDidChange:      s.didChange,
+		TextDocumentDidClose:       s.didClose,
+		TextDocumentDidSave:        func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentCompletion:     s.completion,
+		TextDocumentHover:          s.hover,
+		TextDocumentDefinition:     s.definition,
+		TextDocumentReferences:     s.references,
+		TextDocumentFormatting:     s.formatting,
+		TextDocumentDocumentSymbol: s.documentSymbol,
+	}
+	return s
+}
+
+// Run serves one client on stream until it disconnects or sends exit.
+func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
+	s.mu.Lock()
+	s.conn, s.ctx = conn, ctx
+	s.mu.Unlock()
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	s.mu.Lock()
+	for _, t := range s.timers {
+		t.Stop()
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+type discard struct{}
+
+func (discard) Printf(string, ...any) {}
+
+// handle dispatches one message through glsp's protocol handler, under a
+// recover: a handler that panics on a broken document answers with an
+// internal error and the server goes on.
+func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("panic in %s: %v\n%s", req.Method, r, debug.Stack())
+			result, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("resetpolicy lsp: %s failed: %v", req.Method, r)}
+		}
+	}()
+	gctx := &glsp.Context{
+		Method: req.Method,
+		Notify: func(method string, params any) { _ = conn.Notify(ctx, method, params) },
+		Call:   func(method string, params, result any) { _ = conn.Call(ctx, method, params, result) },
+	}
+	if req.Params != nil {
+		gctx.Params = *req.Params
+	}
+	if req.Method == "exit" {
+		conn.Close()
+		return nil, nil
+	}
+	s.mu.Lock()
+	shut := s.shut
+	s.mu.Unlock()
+	if shut && req.Method != protocol.MethodShutdown {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: "the server is shut down"}
+	}
+	r, validMethod, validParams, err := s.handler.Handle(gctx)
+	switch {
+	case !validMethod:
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported: " + req.Method}
+	case !validParams:
+		msg := "invalid params"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: msg}
+	case err != nil:
+		if e, ok := err.(*jsonrpc2.Error); ok {
+			return nil, e
+		}
+		return nil, &jsonrpc2.Error{Code: codeRequestFailed, Message: err.Error()}
+	}
+	return r, nil
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "resetpolicy lsp: "+format+"\n", args...)
+	}
+}
+
+func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
+	caps := s.handler.CreateServerCapabilities()
+	caps.TextDocumentSync = protocol.TextDocumentSyncOptions{
+		OpenClose: &protocol.True,
+		Change:    ptrTo(protocol.TextDocumentSyncKindIncremental),
+	}
+	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{".", "\"", "'"}}
+	version := s.opts.Version
+	return protocol.InitializeResult{
+		Capabilities: caps,
+		ServerInfo:   &protocol.InitializeResultServerInfo{Name: "resetpolicy", Version: &version},
+	}, nil
+}
+
+func (s *Server) shutdown(*glsp.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shut = true
+	for uri, t := range s.timers {
+		t.Stop()
+		delete(s.timers, uri)
+	}
+	return nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// doc returns an open document, under s.mu.
+func (s *Server) doc(uri string) (*document, error) {
+	d, ok := s.docs[uri]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "document not open: " + uri}
+	}
+	return d, nil
+}
+
+// docByName finds an open document by its file path, under s.mu.
+func (s *Server) docByName(name string) *document {
+	for _, d := range s.docs {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func (s *Server) openText(path string) []byte {
+	if d := s.docByName(path); d != nil && !d.dropped {
+		return d.src()
+	}
+	return nil
+}
+
+func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := nameOf(p.TextDocument.URI)
+	d := &document{uri: p.TextDocument.URI, name: name, kind: kindOf(name), version: p.TextDocument.Version}
+	d.setText([]byte(p.TextDocument.Text))
+	s.docs[d.uri] = d
+	s.schedule(d.uri, 0)
+	return nil
+}
+
+func (d *document) setText(b []byte) {
+	d.gen++
+	if len(b) > maxDocBytes {
+		d.text, d.dropped = nil, true
+		return
+	}
+	d.text, d.dropped = newText(b), false
+}
+
+func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.doc(p.TextDocument.URI)
+	if err != nil {
+		return err
+	}
+	d.version = p.TextDocument.Version
+	for _, c := range p.ContentChanges {
+		switch c := c.(type) {
+		case protocol.TextDocumentContentChangeEventWhole:
+			d.setText([]byte(c.Text))
+		case protocol.TextDocumentContentChangeEvent:
+			if d.text == nil || c.Range == nil {
+				continue // dropped: only a whole text brings it back
+			}
+			d.setText(d.text.apply(*c.Range, c.Text))
+		}
+	}
+	s.schedule(d.uri, s.opts.Debounce)
+	return nil
+}
+
+func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.docs, p.TextDocument.URI)
+	if t, ok := s.timers[p.TextDocument.URI]; ok {
+		t.Stop()
+		delete(s.timers, p.TextDocument.URI)
+	}
+	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+	return nil
+}
+
+// schedule publishes a document's diagnostics after delay, replacing a
+// pending publication: while the author types, only the last change is
+// checked. Under s.mu.
+func (s *Server) schedule(uri string, delay time.Duration) {
+	if t, ok := s.timers[uri]; ok {
+		t.Stop()
+	}
+	if delay <= 0 {
+		delete(s.timers, uri)
+		s.publish(uri)
+		return
+	}
+	s.timers[uri] = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.publish(uri)
+	})
+}
+
+// publish checks a document and sends its diagnostics. Under s.mu.
+func (s *Server) publish(uri string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("panic while checking %s: %v\n%s", uri, r, debug.Stack())
+		}
+	}()
+	d, ok := s.docs[uri]
+	if !ok || s.shut {
+		return
+	}
+	diags := s.lspDiagnostics(d, d.problems(s.openText))
+	version := protocol.UInteger(d.version)
+	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: diags})
+}
+
+func (s *Server) notify(method string, params any) {
+	if s.conn == nil {
+		return
+	}
+	// Notify only queues a write; the connection serialises it.
+	_ = s.conn.Notify(s.ctx, method, params)
+}
+
+// codeRequestFailed is LSP's RequestFailed: the request was valid and
+// failed (jsonrpc2 knows only JSON-RPC's own codes).
+const codeRequestFailed = -32803

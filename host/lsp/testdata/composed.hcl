@@ -1,0 +1,31 @@
+# A project file that takes a built-in and changes it (markers as in
+# policy.hcl; builtin:NAME.hcl:LINE is the built-in's source).
+
+use "wipe_memory" {
+#    ^ complete: wipe_memory, new_context, autocompacter
+#    ^ definition: builtin:wipe_memory.hcl:1
+  warning_runway = 20000
+# ^ hover: in force: `20000`
+}
+
+message "team_notice" {
+  text = "Model switched."
+}
+
+group "team" {
+  rule "model_switch_notice" {
+    on = "model_select"
+    when = "state.request == 'none' && event.model != ''"
+#                 ^ definition: builtin:wipe_memory.hcl:55
+#                                            ^ complete: model, tokens, !outcome
+    effect "notify" {
+      level = "info"
+      text  = "message.team_notice"
+    }
+  }
+}
+
+disable "budget_reminder_staged_once_per_window" {
+#        ^ definition: builtin:wipe_memory.hcl:309
+  reason = "this team keeps no notes"
+}

@@ -1,0 +1,17 @@
+# A test file (markers as in policy.hcl).
+policy = "policy.hcl"
+
+run "tool request then commit" {
+  event "tool" {
+#        ^ hover: the model calls a tool
+    name = "reset"
+#   ^ hover: the tool's name
+  }
+  event "turn_end" {
+    outcome = "completed"
+#   ^ complete: outcome, tool_results, tokens, !user_input
+    expect {
+      rules = ["completed_turn_commits"]
+    }
+  }
+}
