@@ -17,7 +17,7 @@ import (
 // versions of the binary never show each other's text), read-only (0444:
 // editors open it as such, and an edit there would change nothing).
 // Nothing is written before a definition asks for it.
-func (s *Server) builtinFile(name string) (uri string, src []byte, err error) {
+func (s *Server) builtinFile(name string, write bool) (uri string, src []byte, err error) {
 	source, ok := policies.Source(name)
 	if !ok {
 		return "", nil, fmt.Errorf("no built-in policy %q", name)
@@ -26,6 +26,9 @@ func (s *Server) builtinFile(name string) (uri string, src []byte, err error) {
 	defer s.builtinMu.Unlock()
 	if uri, ok := s.builtinURIs[name]; ok {
 		return uri, source.Bytes, nil
+	}
+	if !write {
+		return "", nil, fmt.Errorf("built-in %q is not written yet", name)
 	}
 	dir := s.opts.CacheDir
 	if dir == "" {

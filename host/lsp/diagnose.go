@@ -144,7 +144,7 @@ func (s *Server) lspDiagnostics(d *document, diags hcl.Diagnostics) []protocol.D
 		default:
 			pd.Range = anchor
 			pd.Message = fmt.Sprintf("%s:%d:%d: %s", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column, msg)
-			if loc, ok := s.location(d, *x.Subject); ok {
+			if loc, ok := s.location(d, *x.Subject, false); ok {
 				pd.RelatedInformation = []protocol.DiagnosticRelatedInformation{{Location: loc, Message: x.Summary}}
 			}
 		}
@@ -155,13 +155,15 @@ func (s *Server) lspDiagnostics(d *document, diags hcl.Diagnostics) []protocol.D
 
 // location turns a range in any file a document's analysis names — the
 // document itself, a built-in's source, a file on disk — into an LSP
-// location.
-func (s *Server) location(d *document, r hcl.Range) (protocol.Location, bool) {
+// location. A built-in's source is written for it only with write (a
+// definition asks for it; publishing diagnostics never writes, and points
+// into a built-in only once its file is there).
+func (s *Server) location(d *document, r hcl.Range, write bool) (protocol.Location, bool) {
 	if r.Filename == d.name {
 		return protocol.Location{URI: d.uri, Range: d.text.rng(r)}, true
 	}
 	if name, ok := builtinName(r.Filename); ok {
-		uri, src, err := s.builtinFile(name)
+		uri, src, err := s.builtinFile(name, write)
 		if err != nil {
 			return protocol.Location{}, false
 		}

@@ -223,7 +223,7 @@ func (s *Server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 	if !ok {
 		return nil, nil
 	}
-	loc, ok := s.location(d, r)
+	loc, ok := s.location(d, r, true)
 	if !ok {
 		return nil, nil
 	}
@@ -253,7 +253,7 @@ func (s *Server) references(_ *glsp.Context, p *protocol.ReferenceParams) ([]pro
 	}
 	if p.Context.IncludeDeclaration && !inDoc {
 		if r, ok := declRange(d, o); ok && r.Filename != d.name {
-			if loc, ok := s.location(d, r); ok {
+			if loc, ok := s.location(d, r, true); ok {
 				out = append([]protocol.Location{loc}, out...)
 			}
 		}
