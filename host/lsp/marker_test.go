@@ -130,4 +130,3 @@ func hasErrors(ds []protocol.Diagnostic) bool {
 	}
 	return false
 }
-

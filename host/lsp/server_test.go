@@ -160,7 +160,7 @@ func TestTestAndScenarioDiagnostics(t *testing.T) {
 	dir := t.TempDir()
 	for i, tc := range []struct {
 		name, text, want string
-		line        int
+		line             int
 	}{
 		{"a.test.hcl", "policy = \"wipe_memory\"\nrun \"r\" {\n  params = { warning_runwya = 1 }\n  event \"turn_end\" {}\n}\n", `has no param "warning_runwya"; did you mean "warning_runway"?`, 2},
 		{"b.test.hcl", "policy = \"missing.hcl\"\nrun \"r\" {\n  event \"turn_end\" {}\n}\n", "Policy does not load", 0},
