@@ -351,8 +351,10 @@ func TestShutdown(t *testing.T) {
 	var raw json.RawMessage
 	c.call("textDocument/hover", docPos(uri, 5, 1), &raw)
 	c.call("shutdown", nil, &raw)
-	if err := c.callErr("textDocument/hover", docPos(uri, 5, 1)); err == nil {
-		t.Error("a request after shutdown was answered")
+	// LSP: after shutdown, requests fail with InvalidRequest.
+	var rpcErr *jsonrpc2.Error
+	if err := c.callErr("textDocument/hover", docPos(uri, 5, 1)); !asRPCError(err, &rpcErr) || rpcErr.Code != jsonrpc2.CodeInvalidRequest {
+		t.Errorf("a request after shutdown: %v, want InvalidRequest", err)
 	}
 	c.notif("exit", nil)
 	select {
