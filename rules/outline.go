@@ -14,15 +14,22 @@ import "github.com/hashicorp/hcl/v2"
 // The result is never nil. Its diagnostics are not Load's: only Load says
 // whether a policy is valid, and the outline must never be run.
 func Outline(src Source, opts ...Option) *Policy {
+	file, _ := parse(src)
+	return OutlineParsed(src, file, opts...)
+}
+
+// OutlineParsed is Outline for a file the caller has parsed already with
+// ParseHCL (an editor parses each version once, for its syntax tree too).
+// file may be nil, or hold what HCL's native parser recovered around a
+// syntax error: it recovers at block boundaries, so the blocks before and
+// after an error are still there.
+func OutlineParsed(src Source, file *hcl.File, opts ...Option) *Policy {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	sources := map[string][]byte{src.Name: src.Bytes}
 	empty := &Policy{Sources: sources}
-	// HCL's native parser recovers at block boundaries, so a file with a
-	// syntax error still has the blocks before and after it.
-	file, _ := parse(src)
 	if file == nil || file.Body == nil {
 		return empty
 	}

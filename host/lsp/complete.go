@@ -179,7 +179,7 @@ func (c *cursor) labels(blockType string) []protocol.CompletionItem {
 	case "use":
 		for _, n := range policies.Names() {
 			desc := ""
-			if p, ds := policies.Load(n, nil); p != nil && !ds.HasErrors() {
+			if p := loadBuiltin(n); p != nil {
 				desc = p.Description
 			}
 			out = append(out, item(n, protocol.CompletionItemKindModule, "built-in policy", desc))

@@ -16,32 +16,28 @@ import (
 
 // problems are what `resetpolicy check` (a policy), `resetpolicy test`
 // (a test file, before it runs) or `resetpolicy simulate` (a scenario)
-// reports for the document, with the same positions and messages.
-// openText gives the text of another open document (a test file's
-// policy that is being edited), or nil.
-func (d *document) problems(openText func(path string) []byte) hcl.Diagnostics {
-	if d.chkValid && d.chkGen == d.gen {
-		return d.chk
-	}
+// reports for a document's text, with the same positions and messages.
+// openText gives the text of another open document (a test file's policy
+// that is being edited), or nil. It reads no state of the server, so it
+// runs outside the server's lock.
+func problems(k kind, name string, src []byte, dropped bool, openText func(path string) []byte) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	src := d.src()
 	switch {
-	case d.dropped:
+	case dropped:
 		diags = hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "File too large",
 			Detail:  fmt.Sprintf("the document grew past %d bytes and is no longer analysed; close and reopen it", maxDocBytes),
-			Subject: &hcl.Range{Filename: d.name, Start: hcl.InitialPos, End: hcl.InitialPos}}}
-	case d.kind == policyKind:
-		p, ds := rules.Load(rules.Source{Name: d.name, Bytes: src}, builtinOptions()...)
+			Subject: &hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}}}
+	case k == policyKind:
+		p, ds := rules.Load(rules.Source{Name: name, Bytes: src}, builtinOptions()...)
 		diags = ds.Diagnostics
 		if p != nil && !diags.HasErrors() {
 			diags = append(diags, rules.DeadParts(p)...)
 		}
-	case d.kind == testKind:
-		diags = testProblems(src, d.name, openText)
-	case d.kind == scenarioKind:
-		_, diags = scenario.Parse(src, d.name)
+	case k == testKind:
+		diags = testProblems(src, name, openText)
+	case k == scenarioKind:
+		_, diags = scenario.Parse(src, name)
 	}
-	d.chk, d.chkGen, d.chkValid = diags, d.gen, true
 	return diags
 }
 
@@ -115,9 +111,17 @@ func (s *Server) lspDiagnostics(d *document, diags hcl.Diagnostics) []protocol.D
 	if t == nil {
 		t = newText(nil)
 	}
-	anchor := protocol.Range{}
-	if syn := d.syntax(); syn.outline != nil && syn.outline.Composition != nil {
-		anchor = t.rng(syn.outline.Composition.UseRange)
+	// The use label, read only when a problem lies outside the document:
+	// the outline costs a parse.
+	var anchorRange *protocol.Range
+	anchor := func() protocol.Range {
+		if anchorRange == nil {
+			anchorRange = &protocol.Range{}
+			if syn := d.syntax(); syn.outline != nil && syn.outline.Composition != nil {
+				*anchorRange = t.rng(syn.outline.Composition.UseRange)
+			}
+		}
+		return *anchorRange
 	}
 	src := "resetpolicy"
 	for i, x := range diags {
@@ -138,11 +142,11 @@ func (s *Server) lspDiagnostics(d *document, diags hcl.Diagnostics) []protocol.D
 		pd := protocol.Diagnostic{Severity: &sev, Source: &src, Message: msg}
 		switch {
 		case x.Subject == nil:
-			pd.Range = anchor
+			pd.Range = anchor()
 		case x.Subject.Filename == d.name:
 			pd.Range = t.rng(*x.Subject)
 		default:
-			pd.Range = anchor
+			pd.Range = anchor()
 			pd.Message = fmt.Sprintf("%s:%d:%d: %s", x.Subject.Filename, x.Subject.Start.Line, x.Subject.Start.Column, msg)
 			if loc, ok := s.location(d, *x.Subject, false); ok {
 				pd.RelatedInformation = []protocol.DiagnosticRelatedInformation{{Location: loc, Message: x.Summary}}

@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/resetpolicy/resetpolicy/policies"
@@ -40,18 +40,15 @@ const maxDocBytes = 2 * rules.MaxFileBytes
 // document is one open document. Its analyses are computed on demand
 // and kept until the next change (gen counts changes).
 type document struct {
-	uri      string
-	name     string // the file path: the name diagnostics are about
-	kind     kind
-	version  int32
-	text     *text
-	dropped  bool // the text grew past maxDocBytes and was dropped
-	gen      int
-	syn      *syntax
-	synGen   int
-	chk      hcl.Diagnostics
-	chkGen   int
-	chkValid bool
+	uri     string
+	name    string // the file path: the name diagnostics are about
+	kind    kind
+	version int32
+	text    *text
+	dropped bool // the text grew past maxDocBytes and was dropped
+	gen     int
+	syn     *syntax
+	synGen  int
 }
 
 // nameOf is the file path of a file URI, or the URI itself.
@@ -82,6 +79,23 @@ type syntax struct {
 	ix   *index
 }
 
+// builtinCache holds the built-ins loaded whole, once per process: they
+// are embedded, so they never change, and a composed policy being edited
+// would otherwise compile its built-in at every keystroke.
+var builtinCache sync.Map // name -> *rules.Policy
+
+func loadBuiltin(name string) *rules.Policy {
+	if p, ok := builtinCache.Load(name); ok {
+		return p.(*rules.Policy)
+	}
+	p, diags := policies.Load(name, nil)
+	if p == nil || diags.HasErrors() {
+		return nil
+	}
+	builtinCache.Store(name, p)
+	return p
+}
+
 func builtinOptions() []rules.Option {
 	return []rules.Option{rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names)}
 }
@@ -100,16 +114,17 @@ func (d *document) syntax() *syntax {
 	}
 	s := &syntax{}
 	src := d.src()
-	if f, diags := rules.ParseHCL(src, d.name); f != nil {
-		s.broken = diags.HasErrors()
+	f, diags := rules.ParseHCL(src, d.name)
+	s.broken = diags.HasErrors() || d.dropped
+	if f != nil {
 		if b, ok := f.Body.(*hclsyntax.Body); ok {
 			s.body = b
 		}
 	}
-	if d.kind == policyKind && !d.dropped && len(src) <= rules.MaxFileBytes {
-		s.outline = rules.Outline(rules.Source{Name: d.name, Bytes: src}, builtinOptions()...)
+	if d.kind == policyKind && !d.dropped && f != nil {
+		s.outline = rules.OutlineParsed(rules.Source{Name: d.name, Bytes: src}, f, builtinOptions()...)
 		if c := s.outline.Composition; c != nil {
-			s.base, _ = policies.Load(c.Base, nil)
+			s.base = loadBuiltin(c.Base)
 		}
 	}
 	d.syn, d.synGen = s, d.gen

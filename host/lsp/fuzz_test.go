@@ -115,5 +115,10 @@ func fuzzBody(tb testing.TB) func(t *testing.T, text string, script []byte) {
 		must(err)
 		_, err = s.formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: id})
 		must(err)
+		// The check runs under a recover in the server: call it bare.
+		s.mu.Lock()
+		d := s.docs[uri]
+		s.mu.Unlock()
+		_ = problems(d.kind, d.name, d.src(), d.dropped, func(string) []byte { return nil })
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
-
-	"github.com/resetpolicy/resetpolicy/rules"
 )
 
 // formatting is `resetpolicy fmt`'s result for the document: HCL's
@@ -24,7 +22,7 @@ func (s *Server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParam
 		return nil, err
 	}
 	src := d.src()
-	if _, diags := rules.ParseHCL(src, d.name); diags.HasErrors() {
+	if d.syntax().broken {
 		return []protocol.TextEdit{}, nil
 	}
 	out := hclwrite.Format(src)

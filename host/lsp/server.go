@@ -198,21 +198,14 @@ func (s *Server) docByName(name string) *document {
 	return nil
 }
 
-func (s *Server) openText(path string) []byte {
-	if d := s.docByName(path); d != nil && !d.dropped {
-		return d.src()
-	}
-	return nil
-}
-
 func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	name := nameOf(p.TextDocument.URI)
 	d := &document{uri: p.TextDocument.URI, name: name, kind: kindOf(name), version: p.TextDocument.Version}
 	d.setText([]byte(p.TextDocument.Text))
 	s.docs[d.uri] = d
-	s.schedule(d.uri, 0)
+	s.mu.Unlock()
+	s.schedule(d.uri, -1)
 	return nil
 }
 
@@ -227,9 +220,9 @@ func (d *document) setText(b []byte) {
 
 func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	d, err := s.doc(p.TextDocument.URI)
 	if err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	d.version = p.TextDocument.Version
@@ -244,6 +237,7 @@ func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 			d.setText(d.text.apply(*c.Range, c.Text))
 		}
 	}
+	s.mu.Unlock()
 	s.schedule(d.uri, s.opts.Debounce)
 	return nil
 }
@@ -260,39 +254,55 @@ func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 	return nil
 }
 
-// schedule publishes a document's diagnostics after delay, replacing a
-// pending publication: while the author types, only the last change is
-// checked. Under s.mu.
+// schedule checks a document after delay (at once when it is not
+// positive) and publishes its diagnostics, replacing a pending check:
+// while the author types, only the last change is checked. Not under s.mu.
 func (s *Server) schedule(uri string, delay time.Duration) {
+	s.mu.Lock()
 	if t, ok := s.timers[uri]; ok {
 		t.Stop()
-	}
-	if delay <= 0 {
 		delete(s.timers, uri)
-		s.publish(uri)
-		return
 	}
-	s.timers[uri] = time.AfterFunc(delay, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.publish(uri)
-	})
+	if delay > 0 {
+		s.timers[uri] = time.AfterFunc(delay, func() { s.check(uri) })
+	}
+	s.mu.Unlock()
+	if delay <= 0 {
+		s.check(uri)
+	}
 }
 
-// publish checks a document and sends its diagnostics. Under s.mu.
-func (s *Server) publish(uri string) {
+// check computes a document's problems outside the lock, so that requests
+// are answered while a large file is checked, and publishes them unless
+// the document changed meanwhile (the newer change publishes its own).
+func (s *Server) check(uri string) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("panic while checking %s: %v\n%s", uri, r, debug.Stack())
 		}
 	}()
+	s.mu.Lock()
 	d, ok := s.docs[uri]
 	if !ok || s.shut {
+		s.mu.Unlock()
 		return
 	}
-	diags := s.lspDiagnostics(d, d.problems(s.openText))
+	gen, k, name, src, dropped := d.gen, d.kind, d.name, d.src(), d.dropped
+	open := map[string][]byte{}
+	for _, o := range s.docs {
+		if o != d && !o.dropped {
+			open[o.name] = o.src()
+		}
+	}
+	s.mu.Unlock()
+	diags := problems(k, name, src, dropped, func(path string) []byte { return open[path] })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.docs[uri]; !ok || cur != d || d.gen != gen || s.shut {
+		return
+	}
 	version := protocol.UInteger(d.version)
-	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: diags})
+	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: s.lspDiagnostics(d, diags)})
 }
 
 func (s *Server) notify(method string, params any) {
