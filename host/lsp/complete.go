@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -42,42 +41,33 @@ type cursor struct {
 	syn    *syntax
 }
 
-var (
-	memberRe  = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.])(event|state|param|message)\.([A-Za-z0-9_]*)$`)
-	labelRe   = regexp.MustCompile(`^\s*([a-z_]+)\s+"([^"]*)$`)
-	toolRe    = regexp.MustCompile(`event\.name\s*(?:==|!=)\s*'[A-Za-z0-9_-]*$`)
-	keyRe     = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:\[[^\]]*)?"[^"]*$`)
-	keyPosRe  = regexp.MustCompile(`[{,\s]([A-Za-z_][A-Za-z0-9_]*)?$`)
-	attrPosRe = regexp.MustCompile(`^\s*[A-Za-z_]*$`)
-)
-
 func complete(d *document, off int) []protocol.CompletionItem {
 	c := &cursor{d: d, off: off, src: d.src(), syn: d.syntax()}
 	lineStart := strings.LastIndexByte(string(c.src[:off]), '\n') + 1
 	c.prefix = string(c.src[lineStart:off])
 	c.path, c.attr = locate(c.syn.body, off)
 
-	if m := memberRe.FindStringSubmatch(c.prefix); m != nil && d.kind == policyKind {
+	if m := tab().member.FindStringSubmatch(c.prefix); m != nil && d.kind == policyKind {
 		return c.members(m[1])
 	}
-	if m := labelRe.FindStringSubmatch(c.prefix); m != nil {
+	if m := tab().label.FindStringSubmatch(c.prefix); m != nil {
 		return c.labels(m[1])
 	}
 	if d.kind == scenarioKind {
-		if len(c.path) == 0 && attrPosRe.MatchString(c.prefix) {
+		if len(c.path) == 0 && tab().attrPos.MatchString(c.prefix) {
 			names := scenario.StepNames()
 			sort.Strings(names)
 			return keywords(append([]string{"scenario"}, names...))
 		}
 		return nil
 	}
-	if toolRe.MatchString(c.prefix) {
+	if tab().tool.MatchString(c.prefix) {
 		return c.toolNames()
 	}
 	if c.attr != nil && off > c.attr.EqualsRange.Start.Byte {
 		return c.value()
 	}
-	if attrPosRe.MatchString(c.prefix) {
+	if tab().attrPos.MatchString(c.prefix) {
 		return c.attributeNames()
 	}
 	return nil
@@ -267,7 +257,7 @@ func (c *cursor) value() []protocol.CompletionItem {
 	case "rule", "override", "property":
 		switch a.Name {
 		case "on", "cycle_ends_on", "new_input_on":
-			if quoted || a.Name == "new_input_on" && keyPosRe.MatchString(val) {
+			if quoted || a.Name == "new_input_on" && tab().keyPos.MatchString(val) {
 				return eventNames()
 			}
 		case "never", "of", "no_loop_of":
@@ -275,7 +265,7 @@ func (c *cursor) value() []protocol.CompletionItem {
 				return c.effectNames()
 			}
 		case "from", "to", "set":
-			if m := keyRe.FindStringSubmatch(val); m != nil && a.Name != "set" {
+			if m := tab().key.FindStringSubmatch(val); m != nil && a.Name != "set" {
 				if x, ok := p.Slot(m[1]); ok {
 					var out []protocol.CompletionItem
 					for _, v := range x.Enum {
@@ -285,7 +275,7 @@ func (c *cursor) value() []protocol.CompletionItem {
 				}
 				return nil
 			}
-			if !quoted && strings.Contains(val, "{") && keyPosRe.MatchString(val) {
+			if !quoted && strings.Contains(val, "{") && tab().keyPos.MatchString(val) {
 				var out []protocol.CompletionItem
 				for _, x := range p.Slots {
 					if x.IsEnum() == (a.Name != "set") {
@@ -341,34 +331,6 @@ func (c *cursor) value() []protocol.CompletionItem {
 	return nil
 }
 
-// blockWords are the attributes and blocks each block takes, for
-// completion at the start of a line.
-var blockWords = map[string][]string{
-	"":           {"policy", "use", "param", "slot", "derived", "message", "tool", "command", "group", "property", "verify", "override", "disable", "inherit_tests"},
-	"policy":     {"description"},
-	"param":      {"type", "default", "description", "validation"},
-	"validation": {"condition", "error_message"},
-	"slot":       {"values", "type", "initial", "description", "durable"},
-	"derived":    {"value", "description"},
-	"message":    {"text", "description"},
-	"tool":       {"description", "parameter"},
-	"parameter":  {"type", "description", "required"},
-	"command":    {"description", "usage"},
-	"group":      {"description", "rule"},
-	"rule":       {"on", "from", "when", "to", "set", "description", "effect"},
-	"override":   {"on", "from", "when", "to", "set", "description", "effect"},
-	"disable":    {"reason"},
-	"property":   {"always", "never", "with", "on", "when", "at_most", "of", "per", "cycle_ends_on", "no_loop_of", "new_input_on"},
-	"verify":     {"domain", "unfired", "unreached"},
-}
-
-var testWords = map[string][]string{
-	"":       {"policy", "params", "run"},
-	"run":    {"params", "state", "event", "expect", "assert"},
-	"expect": {"rules", "effects", "effects_contain", "error", "state"},
-	"assert": {"condition", "error_message"},
-}
-
 // attributeNames complete at the start of a line: the attributes and
 // blocks of the block the cursor is in, an effect's arguments, a test
 // event's facts, a use block's params.
@@ -386,7 +348,7 @@ func (c *cursor) attributeNames() []protocol.CompletionItem {
 				}
 			}
 		}
-		return keywords(testWords[inner])
+		return keywords(tab().testWords[inner])
 	}
 	switch inner {
 	case "effect":
@@ -412,5 +374,5 @@ func (c *cursor) attributeNames() []protocol.CompletionItem {
 		}
 		return out
 	}
-	return keywords(blockWords[inner])
+	return keywords(tab().blockWords[inner])
 }

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"regexp"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -83,15 +82,9 @@ func (ix *index) add(o occ) {
 	}
 }
 
-var labelWhat = map[string]what{
-	"rule": wRule, "override": wRule, "disable": wRule, "effect": wEffect, "slot": wSlot,
-	"param": wParam, "message": wMessage, "derived": wDerived, "tool": wTool,
-	"command": wCommand, "group": wGroup, "use": wBuiltin, "event": wEvent,
-}
-
 func (ix *index) block(b *hclsyntax.Block, outer []*hclsyntax.Block, k kind) {
 	if len(b.Labels) > 0 {
-		if w, ok := labelWhat[b.Type]; ok && (k == policyKind || b.Type == "event") {
+		if w, ok := tab().labelWhat[b.Type]; ok && (k == policyKind || b.Type == "event") {
 			r := b.LabelRanges[0]
 			decl := w != wEffect && w != wBuiltin && w != wEvent && b.Type != "override" && b.Type != "disable"
 			// The label's range includes its quotes.
@@ -258,8 +251,6 @@ func (ix *index) attribute(a *hclsyntax.Attribute, path []*hclsyntax.Block, k ki
 	}
 }
 
-var refPattern = regexp.MustCompile(`\b(event|state|param|message)\.([A-Za-z_][A-Za-z0-9_]*)|'[^']*'|\b[A-Za-z_][A-Za-z0-9_]*\b`)
-
 // expr scans the literal text of an expression string for the names it
 // reads: event.X, state.X, param.X, message.X and derived values by
 // name. Text inside single quotes (an expression's own string literals)
@@ -272,7 +263,7 @@ func (ix *index) expr(e hclsyntax.Expression, events []string) {
 			continue
 		}
 		raw := ix.src[s.start:s.end]
-		for _, m := range refPattern.FindAllSubmatchIndex(raw, -1) {
+		for _, m := range tab().ref.FindAllSubmatchIndex(raw, -1) {
 			start, end := s.start+m[0], s.start+m[1]
 			if m[2] >= 0 {
 				root := string(raw[m[2]:m[3]])

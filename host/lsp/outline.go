@@ -32,26 +32,6 @@ func (s *Server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParam
 	return []protocol.TextEdit{{Range: d.text.whole(), NewText: string(out)}}, nil
 }
 
-var symbolKinds = map[string]protocol.SymbolKind{
-	"policy": protocol.SymbolKindModule, "use": protocol.SymbolKindModule,
-	"param": protocol.SymbolKindConstant, "slot": protocol.SymbolKindVariable,
-	"derived": protocol.SymbolKindFunction, "message": protocol.SymbolKindString,
-	"tool": protocol.SymbolKindInterface, "command": protocol.SymbolKindInterface,
-	"parameter": protocol.SymbolKindField,
-	"group":     protocol.SymbolKindNamespace, "rule": protocol.SymbolKindMethod,
-	"override": protocol.SymbolKindMethod, "disable": protocol.SymbolKindMethod,
-	"property": protocol.SymbolKindProperty, "verify": protocol.SymbolKindObject,
-	"run": protocol.SymbolKindClass, "event": protocol.SymbolKindEvent,
-	"scenario": protocol.SymbolKindModule,
-}
-
-// children says which nested blocks are part of the outline.
-var children = map[string]map[string]bool{
-	"group": {"rule": true},
-	"tool":  {"parameter": true},
-	"run":   {"event": true},
-}
-
 // documentSymbol is the outline, read off the syntax tree so that a
 // document with an error still has one: rules in their groups, slots,
 // params, derived values, messages, tools, commands, properties; a test
@@ -81,12 +61,12 @@ func symbolOf(t *text, b *hclsyntax.Block, step bool) protocol.DocumentSymbol {
 		name = b.Type + " " + b.Labels[0]
 		sel = b.LabelRanges[0]
 	}
-	kind, ok := symbolKinds[b.Type]
+	kind, ok := tab().symbolKinds[b.Type]
 	if !ok || step && b.Type != "scenario" {
 		kind = protocol.SymbolKindEvent
 	}
 	sym := protocol.DocumentSymbol{Name: name, Kind: kind, Range: t.rng(b.Range()), SelectionRange: t.rng(sel)}
-	if want := children[b.Type]; want != nil {
+	if want := tab().children[b.Type]; want != nil {
 		for _, c := range b.Body.Blocks {
 			if want[c.Type] {
 				sym.Children = append(sym.Children, symbolOf(t, c, false))
