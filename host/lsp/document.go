@@ -10,6 +10,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
 )
 
 // kind is what a document is, by its name, as the command line decides.
@@ -49,6 +50,9 @@ type document struct {
 	gen     int
 	syn     *syntax
 	synGen  int
+	// openText gives another open document's text by file path (nil when
+	// it is not open); called under the server's lock.
+	openText func(path string) []byte
 }
 
 // nameOf is the file path of a file URI, or the URI itself.
@@ -121,6 +125,9 @@ func (d *document) syntax() *syntax {
 			s.body = b
 		}
 	}
+	if d.kind == testKind && s.body != nil {
+		s.outline = d.testPolicy(s.body)
+	}
 	if d.kind == policyKind && !d.dropped && f != nil {
 		s.outline = rules.OutlineParsed(rules.Source{Name: d.name, Bytes: src}, f, builtinOptions()...)
 		if c := s.outline.Composition; c != nil {
@@ -129,4 +136,36 @@ func (d *document) syntax() *syntax {
 	}
 	d.syn, d.synGen = s, d.gen
 	return s
+}
+
+// testPolicy is the outline of the policy a test file names, for its
+// names: the policy file (as the editor holds it when it is open) or the
+// built-in.
+func (d *document) testPolicy(body *hclsyntax.Body) *rules.Policy {
+	a, ok := body.Attributes["policy"]
+	if !ok {
+		return nil
+	}
+	lits := literalStrings(a.Expr)
+	if len(lits) != 1 || lits[0].value == "" {
+		return nil
+	}
+	ref := lits[0].value
+	if !testfile.IsPolicyFile(ref) {
+		return loadBuiltin(ref)
+	}
+	f := &testfile.File{Filename: d.name, Policy: ref}
+	path := f.PolicyFile()
+	var src []byte
+	if d.openText != nil {
+		src = d.openText(path)
+	}
+	if src == nil {
+		b, diags := rules.ReadHCLFile(path, "policy file")
+		if diags.HasErrors() {
+			return nil
+		}
+		src = b
+	}
+	return rules.Outline(rules.Source{Name: path, Bytes: src}, builtinOptions()...)
 }

@@ -47,15 +47,23 @@ type occ struct {
 // expression string reads (event.X, state.X, param.X, message.X, derived
 // values by bare name).
 type index struct {
-	occs    []occ
-	derived map[string]bool
-	src     []byte
+	occs []occ
+	// names are the policy's derived values, tools and commands: a bare
+	// name in an expression is a derived value, a quoted one
+	// (event.name == 'wipe_memory') a tool or a command.
+	names map[what]map[string]bool
+	src   []byte
 }
 
-func buildIndex(body *hclsyntax.Body, src []byte, k kind, derived map[string]bool) *index {
-	ix := &index{derived: derived, src: src}
+func buildIndex(body *hclsyntax.Body, src []byte, k kind, names map[what]map[string]bool) *index {
+	ix := &index{names: names, src: src}
 	if body == nil {
 		return ix
+	}
+	if k == testKind {
+		if a, ok := body.Attributes["params"]; ok {
+			ix.keys(a.Expr, wParam)
+		}
 	}
 	for _, b := range body.Blocks {
 		ix.block(b, nil, k)
@@ -240,6 +248,20 @@ func (ix *index) attribute(a *hclsyntax.Attribute, path []*hclsyntax.Block, k ki
 			}
 			return
 		}
+	case "run", "expect":
+		if k == testKind {
+			switch a.Name {
+			case "params":
+				ix.keys(a.Expr, wParam)
+			case "state":
+				ix.keys(a.Expr, wSlot)
+			case "rules":
+				for _, s := range literalStrings(a.Expr) {
+					ix.add(occ{what: wRule, name: s.value, start: s.start, end: s.end})
+				}
+			}
+			return
+		}
 	case "event":
 		if k != policyKind && len(parent.Labels) > 0 {
 			ix.add(occ{what: wFact, name: a.Name, events: []string{parent.Labels[0]}, start: a.NameRange.Start.Byte, end: a.NameRange.End.Byte})
@@ -273,7 +295,16 @@ func (ix *index) expr(e hclsyntax.Expression, events []string) {
 				continue
 			}
 			word := string(raw[m[0]:m[1]])
-			if ix.derived[word] && (m[0] == 0 || raw[m[0]-1] != '.') {
+			if len(word) > 2 && word[0] == '\'' {
+				name := word[1 : len(word)-1]
+				for _, w := range []what{wTool, wCommand} {
+					if ix.names[w][name] {
+						ix.add(occ{what: w, name: name, start: start + 1, end: end - 1})
+					}
+				}
+				continue
+			}
+			if ix.names[wDerived][word] && (m[0] == 0 || raw[m[0]-1] != '.') {
 				ix.add(occ{what: wDerived, name: word, start: start, end: end})
 			}
 		}
@@ -288,6 +319,21 @@ func (ix *index) expr(e hclsyntax.Expression, events []string) {
 				r := l.SrcRange
 				ix.expr(&hclsyntax.TemplateExpr{Parts: []hclsyntax.Expression{l}, SrcRange: hcl.Range{Start: hcl.Pos{Byte: r.Start.Byte - 1}, End: hcl.Pos{Byte: r.End.Byte + 1}}}, events)
 			}
+		}
+	}
+}
+
+// keys records the keys of an object (a test file's params or state) as
+// names of params or slots.
+func (ix *index) keys(e hclsyntax.Expression, w what) {
+	obj, ok := e.(*hclsyntax.ObjectConsExpr)
+	if !ok {
+		return
+	}
+	for _, it := range obj.Items {
+		if key := hcl.ExprAsKeyword(it.KeyExpr); key != "" {
+			r := it.KeyExpr.Range()
+			ix.add(occ{what: w, name: key, start: r.Start.Byte, end: r.End.Byte})
 		}
 	}
 }

@@ -13,13 +13,19 @@ import (
 func (d *document) index() *index {
 	syn := d.syntax()
 	if syn.ix == nil {
-		derived := map[string]bool{}
-		if syn.outline != nil {
-			for _, x := range syn.outline.Derived {
-				derived[x.Name] = true
+		names := map[what]map[string]bool{wDerived: {}, wTool: {}, wCommand: {}}
+		if p := syn.outline; p != nil && d.kind == policyKind {
+			for _, x := range p.Derived {
+				names[wDerived][x.Name] = true
+			}
+			for _, x := range p.Tools {
+				names[wTool][x.Name] = true
+			}
+			for _, x := range p.Commands {
+				names[wCommand][x.Name] = true
 			}
 		}
-		syn.ix = buildIndex(syn.body, d.src(), d.kind, derived)
+		syn.ix = buildIndex(syn.body, d.src(), d.kind, names)
 	}
 	return syn.ix
 }

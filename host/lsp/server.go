@@ -198,10 +198,18 @@ func (s *Server) docByName(name string) *document {
 	return nil
 }
 
+// openText is the text of an open document by file path, under s.mu.
+func (s *Server) openText(path string) []byte {
+	if d := s.docByName(path); d != nil && !d.dropped {
+		return d.src()
+	}
+	return nil
+}
+
 func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 	s.mu.Lock()
 	name := nameOf(p.TextDocument.URI)
-	d := &document{uri: p.TextDocument.URI, name: name, kind: kindOf(name), version: p.TextDocument.Version}
+	d := &document{uri: p.TextDocument.URI, name: name, kind: kindOf(name), version: p.TextDocument.Version, openText: s.openText}
 	d.setText([]byte(p.TextDocument.Text))
 	s.docs[d.uri] = d
 	s.mu.Unlock()

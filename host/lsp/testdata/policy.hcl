@@ -39,6 +39,8 @@ group "request" {
   rule "tool_marks_request" {
     on   = "tool"
     when = "event.name == 'reset' && left > param.budget"
+#                           ^ definition: policy.hcl:34
+#                           ^ hover: Reset the window.
 #                                    ^ definition: policy.hcl:26
 #                                                   ^ hover: Tokens before the warning.
     to   = { request = "pending" }

@@ -1,5 +1,8 @@
 # A test file (markers as in policy.hcl).
 policy = "policy.hcl"
+params = { budget = 500 }
+#          ^ hover: Tokens before the warning.
+#          ^ definition: policy.hcl:10
 
 run "tool request then commit" {
   event "tool" {
@@ -12,6 +15,8 @@ run "tool request then commit" {
 #   ^ complete: outcome, tool_results, tokens, !user_input
     expect {
       rules = ["completed_turn_commits"]
+#                  ^ definition: policy.hcl:63
+#                  ^ hover: rule completed_turn_commits
     }
   }
 }
