@@ -1,12 +1,14 @@
 package lsp
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNeovimClient runs the server under Neovim's own LSP client, when
@@ -30,7 +32,9 @@ func TestNeovimClient(t *testing.T) {
 	}
 	script, _ := filepath.Abs("testdata/nvim/client.lua")
 	out := filepath.Join(dir, "out.txt")
-	cmd := exec.Command(nvim, "--headless", "-n", "-u", "NONE", "-c", "luafile "+script, policy)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-u", "NONE", "-c", "luafile "+script, policy)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RESETPOLICY_BIN="+bin, "OUT="+out, "XDG_CACHE_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
 	if b, err := cmd.CombinedOutput(); err != nil {
