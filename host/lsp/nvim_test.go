@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,9 +28,12 @@ func TestNeovimClient(t *testing.T) {
 	}
 	_, text := readFixture(t, "policy.hcl")
 	policy := filepath.Join(dir, "p.hcl")
-	if err := os.WriteFile(policy, []byte(strings.Replace(text, `when = "event.tokens > 0"`, `when = "event.tokenz > 0"`, 1)), 0o644); err != nil {
+	broken := strings.Replace(text, `when = "event.tokens > 0"`, `when = "event.tokenz > 0"`, 1)
+	if err := os.WriteFile(policy, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	before := broken[:strings.Index(broken, "event.tokenz")+len("event.")] // the fact
+	at := fmt.Sprintf("%d:%d", strings.Count(before, "\n")+1, len(before)-strings.LastIndexByte(before, '\n'))
 	script, _ := filepath.Abs("testdata/nvim/client.lua")
 	out := filepath.Join(dir, "out.txt")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -46,7 +50,7 @@ func TestNeovimClient(t *testing.T) {
 	}
 	got := string(b)
 	for _, want := range []string{
-		`diagnostic 80:19 Invalid expression | event request has no fact "tokenz"; did you mean "tokens"?`,
+		"diagnostic " + at + ` Invalid expression | event request has no fact "tokenz"; did you mean "tokens"?`,
 		"completion after event. in turn_end rule: auto_compaction,auto_reset,context_window,enabled,error,idle,now_ms,outcome,queued,reserve,synthetic_abort,tokens,tool_results,window_id\n",
 		"hover param.budget: **param budget** — number",
 		"definition state.note: p.hcl:21",

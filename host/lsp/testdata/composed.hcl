@@ -6,6 +6,8 @@ use "wipe_memory" {
 #    ^ definition: builtin:wipe_memory.hcl:1
   warning_runway = 20000
 # ^ hover: in force: `20000`
+
+# ^ complete: reserve_margin, reminder_margin, !request
 }
 
 message "team_notice" {
@@ -26,6 +28,7 @@ group "team" {
 }
 
 disable "budget_reminder_staged_once_per_window" {
+#           ^ complete: budget_reminder_staged_once_per_window, tool_refused_while_disabled
 #        ^ definition: builtin:wipe_memory.hcl:309
   reason = "this team keeps no notes"
 }

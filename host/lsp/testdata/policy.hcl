@@ -38,6 +38,7 @@ tool "reset" {
 group "request" {
   rule "tool_marks_request" {
     on   = "tool"
+#            ^ complete: tool, turn_end, session_start, !reply
     when = "event.name == 'reset' && left > param.budget"
 #                           ^ definition: policy.hcl:34
 #                           ^ hover: Reset the window.
@@ -48,6 +49,7 @@ group "request" {
     set  = { note = "event.window_id" }
 #            ^ definition: policy.hcl:21
     effect "reply" {
+#            ^ complete: reply, notify, commit_reset, !tool
 #           ^ hover: answers the tool call
       text = "message.ack"
 #                     ^ complete: ack
@@ -73,10 +75,14 @@ group "request" {
     to   = { request = "none" }
     effect "commit_reset" {
       continue = true
+
+#     ^ complete: continue, stop, !text
     }
   }
   rule "request_sees_input" {
     on   = ["request", "turn_end"]
+
+#   ^ complete: on, from, when, to, set, effect, !values
     when = "event.tokens > 0"
 #                 ^ complete: tokens, window_id, !user_input, !outcome
     effect "notify" {

@@ -11,11 +11,12 @@ run "tool request then commit" {
 #   ^ hover: the tool's name
   }
   event "turn_end" {
+#          ^ complete: turn_end, tool, request
     outcome = "completed"
 #   ^ complete: outcome, tool_results, tokens, !user_input
     expect {
       rules = ["completed_turn_commits"]
-#                  ^ definition: policy.hcl:63
+#                  ^ definition: policy.hcl:65
 #                  ^ hover: rule completed_turn_commits
     }
   }
