@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -66,7 +67,10 @@ func FuzzEdits(f *testing.F) {
 }
 
 func fuzzBody(tb testing.TB) func(t *testing.T, text string, script []byte) {
-	s := New(Options{Debounce: -1, CacheDir: tb.TempDir()})
+	// No check runs on its own (the debounce outlasts the fuzzing): the
+	// target checks once per input, bare, so that a run costs
+	// milliseconds and a panic in the check is the fuzzer's to see.
+	s := New(Options{Debounce: time.Hour, CacheDir: tb.TempDir()})
 	ctx := &glsp.Context{}
 	return func(t *testing.T, text string, script []byte) {
 		if !utf8.ValidString(text) || len(text) > 1<<16 || len(script) > 200 {
