@@ -35,7 +35,11 @@ support", for VS Code, Neovim and Helix.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return s.Run(ctx, stdioStream{cmd.InOrStdin(), cmd.OutOrStdout()})
+			// LSP: exit without shutdown first ends with status 1.
+			if err := s.Run(ctx, stdioStream{cmd.InOrStdin(), cmd.OutOrStdout()}); err != nil {
+				return failure("%v", err)
+			}
+			return nil
 		},
 	}
 	// Clients such as vscode-languageclient pass --stdio; it is the only

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -44,6 +45,7 @@ type Server struct {
 	conn   *jsonrpc2.Conn
 	ctx    context.Context
 	shut   bool
+	exited bool
 
 	builtinMu   sync.Mutex
 	builtinURIs map[string]string
@@ -77,6 +79,8 @@ func New(opts Options) *Server {
 }
 
 // Run serves one client on stream until it disconnects or sends exit.
+// It returns ErrExitBeforeShutdown for an exit that no shutdown preceded,
+// and nil otherwise.
 func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
 	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
 	s.mu.Lock()
@@ -88,12 +92,19 @@ func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
 		conn.Close()
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, t := range s.timers {
 		t.Stop()
 	}
-	s.mu.Unlock()
+	if s.exited && !s.shut {
+		return ErrExitBeforeShutdown
+	}
 	return nil
 }
+
+// ErrExitBeforeShutdown is Run's error when the client sent exit without
+// shutdown first: LSP asks the server to end with status 1 then.
+var ErrExitBeforeShutdown = errors.New("exit before shutdown")
 
 type discard struct{}
 
@@ -118,6 +129,9 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		gctx.Params = *req.Params
 	}
 	if req.Method == "exit" {
+		s.mu.Lock()
+		s.exited = true
+		s.mu.Unlock()
 		conn.Close()
 		return nil, nil
 	}

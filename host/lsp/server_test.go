@@ -363,3 +363,26 @@ func TestShutdown(t *testing.T) {
 		t.Fatal("exit did not end the session")
 	}
 }
+
+// TestExitBeforeShutdown: LSP asks for status 1 when exit comes without
+// shutdown; Run says so.
+func TestExitBeforeShutdown(t *testing.T) {
+	srv, cli := net.Pipe()
+	res := make(chan error, 1)
+	go func() { res <- New(Options{}).Run(context.Background(), srv); srv.Close() }()
+	conn := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(cli, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
+	defer conn.Close()
+	var raw json.RawMessage
+	if err := conn.Call(context.Background(), "initialize", map[string]any{"capabilities": map[string]any{}}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Notify(context.Background(), "exit", nil)
+	select {
+	case err := <-res:
+		if err != ErrExitBeforeShutdown {
+			t.Errorf("Run: %v, want ErrExitBeforeShutdown", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("exit did not end the session")
+	}
+}

@@ -4,6 +4,7 @@
 use "wipe_memory" {
 #    ^ complete: wipe_memory, new_context, autocompacter
 #    ^ definition: builtin:wipe_memory.hcl:1
+#    ^ hover: built-in policy wipe_memory
   warning_runway = 20000
 # ^ hover: in force: `20000`
 
