@@ -33,3 +33,13 @@ disable "budget_reminder_staged_once_per_window" {
 #        ^ definition: builtin:wipe_memory.hcl:309
   reason = "this team keeps no notes"
 }
+
+override "tool_refused_while_disabled" {
+#         ^ definition: builtin:wipe_memory.hcl:389
+#         ^ hover: replaced here
+  on   = "tool"
+  when = "event.name == 'wipe_memory' && !event.enabled"
+  effect "reply" {
+    text = "'wipe_memory is off here.'"
+  }
+}

@@ -46,6 +46,8 @@ group "request" {
 #                                                   ^ hover: Tokens before the warning.
     to   = { request = "pending" }
 #                       ^ complete: none, pending, !tool
+#                       ^ references: 2
+#                       ^ hover: the request phase
     set  = { note = "event.window_id" }
 #            ^ definition: policy.hcl:21
     effect "reply" {
