@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/resetpolicy/resetpolicy/policies"
 )
 
 // marker is one `# ^ OP: ARGS` comment of a fixture: the position is the
@@ -88,6 +90,9 @@ func TestMarkers(t *testing.T) {
 					c.call("textDocument/definition", pos, &locs)
 					file, builtin := strings.CutPrefix(m.args, "builtin:")
 					file, line, _ := strings.Cut(file, ":")
+					if pattern, ok := strings.CutPrefix(line, "/"); ok {
+						line = lineOf(t, file, builtin, strings.TrimSuffix(pattern, "/"))
+					}
 					if len(locs) != 1 {
 						t.Errorf("%s: %d locations, want 1", where, len(locs))
 						continue
@@ -112,6 +117,24 @@ func TestMarkers(t *testing.T) {
 			c.shutdown()
 		})
 	}
+}
+
+// lineOf is the line (from 1) of the first occurrence of text in a
+// fixture or a built-in's source, for a definition marker written as
+// FILE:/TEXT/ so that it does not break when FILE's lines move.
+func lineOf(t *testing.T, file string, builtin bool, text string) string {
+	var src string
+	if builtin {
+		s, _ := policies.Source(strings.TrimSuffix(file, ".hcl"))
+		src = string(s.Bytes)
+	} else {
+		_, src = readFixture(t, file)
+	}
+	i := strings.Index(src, text)
+	if i < 0 {
+		t.Fatalf("%s has no %q", file, text)
+	}
+	return fmt.Sprint(strings.Count(src[:i], "\n") + 1)
 }
 
 func keys(m map[string]bool) []string {

@@ -147,7 +147,7 @@ func TestDocumentSymbols(t *testing.T) {
 	if strings.Join(names, "|") != strings.Join(want, "|") {
 		t.Errorf("symbols\n%s\nwant\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
-	if syms[1].SelectionRange.Start.Line != 9 || syms[1].Kind != protocol.SymbolKindConstant {
+	if syms[1].SelectionRange.Start.Line != 10 || syms[1].Kind != protocol.SymbolKindConstant {
 		t.Errorf("param symbol %+v", syms[1])
 	}
 }

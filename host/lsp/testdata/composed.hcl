@@ -19,7 +19,7 @@ group "team" {
   rule "model_switch_notice" {
     on = "model_select"
     when = "state.request == 'none' && event.model != ''"
-#                 ^ definition: builtin:wipe_memory.hcl:55
+#                 ^ definition: builtin:wipe_memory.hcl:/slot "request"/
 #                                            ^ complete: model, tokens, !outcome
     effect "notify" {
       level = "info"
@@ -30,12 +30,12 @@ group "team" {
 
 disable "budget_reminder_staged_once_per_window" {
 #           ^ complete: budget_reminder_staged_once_per_window, tool_refused_while_disabled
-#        ^ definition: builtin:wipe_memory.hcl:309
+#        ^ definition: builtin:wipe_memory.hcl:/rule "budget_reminder_staged_once_per_window"/
   reason = "this team keeps no notes"
 }
 
 override "tool_refused_while_disabled" {
-#         ^ definition: builtin:wipe_memory.hcl:389
+#         ^ definition: builtin:wipe_memory.hcl:/rule "tool_refused_while_disabled"/
 #         ^ hover: replaced here
   on   = "tool"
   when = "event.name == 'wipe_memory' && !event.enabled"

@@ -1,7 +1,8 @@
 # A small policy for the language server's tests. A comment line with a
 # caret marks the position above it: `^ OP: ARGS`, where OP is complete
 # (labels that must or, with !, must not be offered), hover (text the
-# hover shows), definition (FILE:LINE it jumps to) or references (how many).
+# hover shows), definition (FILE:LINE it jumps to, or FILE:/TEXT/ for the
+# line of TEXT) or references (how many).
 
 policy "tiny" {
   description = "Reset after a tool request."
@@ -40,16 +41,16 @@ group "request" {
     on   = "tool"
 #            ^ complete: tool, turn_end, session_start, !reply
     when = "event.name == 'reset' && left > param.budget"
-#                           ^ definition: policy.hcl:34
+#                           ^ definition: policy.hcl:/tool "reset"/
 #                           ^ hover: Reset the window.
-#                                    ^ definition: policy.hcl:26
+#                                    ^ definition: policy.hcl:/derived "left"/
 #                                                   ^ hover: Tokens before the warning.
     to   = { request = "pending" }
 #                       ^ complete: none, pending, !tool
 #                       ^ references: 2
 #                       ^ hover: the request phase
     set  = { note = "event.window_id" }
-#            ^ definition: policy.hcl:21
+#            ^ definition: policy.hcl:/slot "note"/
     effect "reply" {
 #            ^ complete: reply, notify, commit_reset, !tool
 #           ^ hover: answers the tool call
@@ -58,7 +59,7 @@ group "request" {
     }
     effect "inject" {
       message = "ack"
-#                 ^ definition: policy.hcl:30
+#                 ^ definition: policy.hcl:/message "ack"/
 #                 ^ references: 4
       deliver = "steer"
 #                ^ complete: request, steer, turn
@@ -73,7 +74,7 @@ group "request" {
 #                 ^ complete: outcome, tokens, tool_results, !user_input
 #                 ^ hover: how the turn ended
 #                                                 ^ complete: note, request
-#                                                 ^ definition: policy.hcl:21
+#                                                 ^ definition: policy.hcl:/slot "note"/
     to   = { request = "none" }
     effect "commit_reset" {
       continue = true

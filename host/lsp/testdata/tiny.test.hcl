@@ -2,7 +2,7 @@
 policy = "policy.hcl"
 params = { budget = 500 }
 #          ^ hover: Tokens before the warning.
-#          ^ definition: policy.hcl:10
+#          ^ definition: policy.hcl:/param "budget"/
 
 run "tool request then commit" {
   event "tool" {
@@ -16,7 +16,7 @@ run "tool request then commit" {
 #   ^ complete: outcome, tool_results, tokens, !user_input
     expect {
       rules = ["completed_turn_commits"]
-#                  ^ definition: policy.hcl:65
+#                  ^ definition: policy.hcl:/rule "completed_turn_commits"/
 #                  ^ hover: rule completed_turn_commits
     }
   }
