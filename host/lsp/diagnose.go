@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/resetpolicy/resetpolicy/engine/testrun"
 	"github.com/resetpolicy/resetpolicy/host/scenario"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -41,34 +42,31 @@ func problems(k kind, name string, src []byte, dropped bool, openText func(path 
 	return diags
 }
 
-// testProblems are a test file's own problems and, per set of param
-// overrides its runs use, what loading its policy with them reports: an
-// unknown param or a value of the wrong type points into the test file,
-// and a policy that does not load is one problem at the policy attribute.
+// testProblems are a test file's own problems; per set of param
+// overrides its runs use, what loading its policy with them reports (an
+// unknown param or a value of the wrong type points into the test file, a
+// policy that does not load is one problem at the policy attribute); and,
+// when all of that is clean, the runs that fail, each failed expectation
+// at its place, as `resetpolicy test` reports them.
 func testProblems(src []byte, name string, openText func(string) []byte) hcl.Diagnostics {
 	f, diags := testfile.Parse(src, name)
 	if diags.HasErrors() || f.Policy == "" {
 		return diags
 	}
-	load := func(ov []rules.Override) rules.Diagnostics {
+	load := func(_ *testfile.File, ov []rules.Override) (*rules.Policy, rules.Diagnostics) {
 		if path := f.PolicyFile(); path != "" {
 			opts := append(builtinOptions(), rules.WithOverrides(ov...))
 			if b := openText(path); b != nil {
-				_, ds := rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
-				return ds
+				return rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
 			}
-			_, ds := rules.LoadFile(path, opts...)
-			return ds
+			return rules.LoadFile(path, opts...)
 		}
-		_, ds := policies.Load(f.Policy, nil, rules.WithOverrides(ov...))
-		return ds
+		return policies.Load(f.Policy, nil, rules.WithOverrides(ov...))
 	}
 	seen := map[string]bool{}
-	var runs []*testfile.Run
-	if len(f.Runs) == 0 {
+	runs := f.Runs
+	if len(runs) == 0 {
 		runs = []*testfile.Run{{}}
-	} else {
-		runs = f.Runs
 	}
 	for _, run := range runs {
 		key := f.OverridesKey(run)
@@ -76,7 +74,7 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 			continue
 		}
 		seen[key] = true
-		ds := load(f.Overrides(run))
+		_, ds := load(f, f.Overrides(run))
 		for _, x := range ds.Diagnostics {
 			if x.Subject != nil && x.Subject.Filename == name {
 				diags = append(diags, x)
@@ -95,7 +93,28 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 			break
 		}
 		if len(diags) > rules.MaxDiagnosticsShown {
-			break
+			return diags
+		}
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	runner := testrun.New(load)
+	runner.RunFile(f)
+	for _, r := range runner.Report().Results {
+		for _, fl := range r.Failures {
+			rng := fl.Pos
+			if rng == nil || rng.Filename != name {
+				rng = r.Pos
+			}
+			detail := fmt.Sprintf("run %q, %s", r.Run, fl.Summary())
+			if fl.Want != "" || fl.Got != "" {
+				detail += fmt.Sprintf(": want %s, got %s", fl.Want, fl.Got)
+			}
+			if fl.Text != "" {
+				detail += "\n" + fl.Text
+			}
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Run fails", Detail: detail, Subject: rng})
 		}
 	}
 	return diags

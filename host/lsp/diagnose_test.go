@@ -146,3 +146,32 @@ func TestBuiltinProblemAtUse(t *testing.T) {
 		t.Errorf("related %+v, want wipe_memory.hcl line 245", d.RelatedInformation)
 	}
 }
+
+// TestCleanFilesAreClean: the repository's policies, test files and
+// scenarios, which check, test and simulate pass, get no error (a composed
+// policy's unused built-in parts are warnings, as check prints them).
+func TestCleanFilesAreClean(t *testing.T) {
+	repo, _ := filepath.Abs("../..")
+	var files []string
+	for _, g := range []string{"policies/*.hcl", "testdata/compose/*.hcl", "testdata/project/*.hcl", "testdata/project/.pi/*.hcl", "testdata/scenarios/*.scenario.hcl"} {
+		m, _ := filepath.Glob(filepath.Join(repo, g))
+		files = append(files, m...)
+	}
+	if len(files) < 8 {
+		t.Fatalf("%d files", len(files))
+	}
+	c := newClient(t, Options{})
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uri := fileURI(f)
+		c.notif("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "hcl", "version": i + 1, "text": string(b)}})
+		for _, d := range c.diagnostics(uri, i+1) {
+			if *d.Severity == protocol.DiagnosticSeverityError {
+				t.Errorf("%s:%d:%d: %s", f, d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
+			}
+		}
+	}
+}

@@ -166,6 +166,7 @@ func TestTestAndScenarioDiagnostics(t *testing.T) {
 		{"b.test.hcl", "policy = \"missing.hcl\"\nrun \"r\" {\n  event \"turn_end\" {}\n}\n", "Policy does not load", 0},
 		{"c.test.hcl", "policy = \"wipe_memory\"\nrun \"r\" {\n  event \"turn_ends\" {}\n}\n", "turn_end", 2},
 		{"d.scenario.hcl", "scenario \"s\" {}\nusr \"hi\" {}\n", "Unknown step", 1},
+		{"e.test.hcl", "policy = \"wipe_memory\"\nrun \"r\" {\n  event \"turn_end\" {\n    expect {\n      rules = [\"no_such_rule\"]\n    }\n  }\n}\n", "Run fails", 4},
 	} {
 		uri := fileURI(filepath.Join(dir, tc.name))
 		c.notif("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "hcl", "version": i + 1, "text": tc.text}})
