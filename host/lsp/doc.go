@@ -8,8 +8,9 @@
 // and the outline — and nothing else. Every answer is read off the same
 // code the command line uses: rules.Load and rules.DeadParts for a
 // policy's problems (so positions and messages are check's), rules.Outline
-// for its declarations while it does not load, testfile.Parse and
-// scenario.Parse for the other two kinds, rules/contract for the events,
+// for its declarations while it does not load, testfile.Parse (and
+// engine/testrun for a test file's failing runs) and scenario.Parse for
+// the other two kinds, rules/contract for the events,
 // facts and effects with their docs, hclwrite.Format for formatting (fmt's
 // result). It has no parser of its own: positions come from HCL's syntax
 // tree and the loader's diagnostics.
