@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -53,15 +54,24 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 	if diags.HasErrors() || f.Policy == "" {
 		return diags
 	}
+	// Each set of overrides is loaded once, for the checks below and the
+	// runs (the runner asks again with the same values).
+	type loaded struct {
+		p  *rules.Policy
+		ds rules.Diagnostics
+	}
+	cache := map[string]loaded{}
 	load := func(_ *testfile.File, ov []rules.Override) (*rules.Policy, rules.Diagnostics) {
-		if path := f.PolicyFile(); path != "" {
-			opts := append(builtinOptions(), rules.WithOverrides(ov...))
-			if b := openText(path); b != nil {
-				return rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
-			}
-			return rules.LoadFile(path, opts...)
+		var key strings.Builder
+		for _, o := range ov {
+			fmt.Fprintf(&key, "%s=%q;", o.Name, o.Raw)
 		}
-		return policies.Load(f.Policy, nil, rules.WithOverrides(ov...))
+		if l, ok := cache[key.String()]; ok {
+			return l.p, l.ds
+		}
+		p, ds := loadTestPolicy(f, ov, openText)
+		cache[key.String()] = loaded{p, ds}
+		return p, ds
 	}
 	seen := map[string]bool{}
 	runs := f.Runs
@@ -118,6 +128,56 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 		}
 	}
 	return diags
+}
+
+// loadTestPolicy loads the policy a test file names, as resetpolicy test
+// does: a policy file relative to it (the open document's text when it is
+// open) or a built-in, with the overrides of a run.
+func loadTestPolicy(f *testfile.File, ov []rules.Override, openText func(string) []byte) (*rules.Policy, rules.Diagnostics) {
+	if path := f.PolicyFile(); path != "" {
+		opts := append(builtinOptions(), rules.WithOverrides(ov...))
+		if b := openText(path); b != nil {
+			return rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
+		}
+		return rules.LoadFile(path, opts...)
+	}
+	return loadBuiltinWith(f.Policy, ov)
+}
+
+// builtinRuns caches the built-ins loaded with a test file's param values,
+// by name and values, across checks: a built-in never changes, and its
+// own test file sets dozens of different values, each a whole load. Only
+// a load without diagnostics is kept (a diagnostic points into the test
+// file, which changes), and at most maxBuiltinRuns entries.
+var (
+	builtinRunsMu sync.Mutex
+	builtinRuns   = map[string]*rules.Policy{}
+)
+
+const maxBuiltinRuns = 256
+
+func loadBuiltinWith(name string, ov []rules.Override) (*rules.Policy, rules.Diagnostics) {
+	var key strings.Builder
+	key.WriteString(name)
+	for _, o := range ov {
+		fmt.Fprintf(&key, "\x00%s=%q", o.Name, o.Raw)
+	}
+	builtinRunsMu.Lock()
+	p, ok := builtinRuns[key.String()]
+	builtinRunsMu.Unlock()
+	if ok {
+		return p, rules.Diagnostics{}
+	}
+	p, ds := policies.Load(name, nil, rules.WithOverrides(ov...))
+	if p != nil && len(ds.Diagnostics) == 0 {
+		builtinRunsMu.Lock()
+		if len(builtinRuns) >= maxBuiltinRuns {
+			clear(builtinRuns)
+		}
+		builtinRuns[key.String()] = p
+		builtinRunsMu.Unlock()
+	}
+	return p, ds
 }
 
 // lspDiagnostics converts problems for publishing: at most
