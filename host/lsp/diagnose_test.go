@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/resetpolicy/resetpolicy/rules"
 )
 
 // goldenDiag is one diagnostic as `resetpolicy check` printed it into a
@@ -172,6 +174,36 @@ func TestCleanFilesAreClean(t *testing.T) {
 			if *d.Severity == protocol.DiagnosticSeverityError {
 				t.Errorf("%s:%d:%d: %s", f, d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
 			}
+		}
+	}
+}
+
+// TestBuiltinRunsBounded: the cache of built-ins loaded with a test file's
+// values holds at most maxBuiltinRuns, and a load with a diagnostic is not
+// kept.
+func TestBuiltinRunsBounded(t *testing.T) {
+	defer func(n int) { maxBuiltinRuns = n }(maxBuiltinRuns)
+	maxBuiltinRuns = 3
+	for i := 0; i < 10; i++ {
+		p, ds := loadBuiltinWith("wipe_memory", []rules.Override{{Name: "warning_runway", Raw: fmt.Sprint(1000 + i), Origin: "t"}})
+		if p == nil || ds.HasErrors() {
+			t.Fatal(ds)
+		}
+		builtinRunsMu.Lock()
+		n := len(builtinRuns)
+		builtinRunsMu.Unlock()
+		if n > maxBuiltinRuns {
+			t.Fatalf("%d cached, bound %d", n, maxBuiltinRuns)
+		}
+	}
+	if _, ds := loadBuiltinWith("wipe_memory", []rules.Override{{Name: "warning_runway", Raw: "-1", Origin: "t"}}); !ds.HasErrors() {
+		t.Fatal("a negative runway loads")
+	}
+	builtinRunsMu.Lock()
+	defer builtinRunsMu.Unlock()
+	for k := range builtinRuns {
+		if strings.Contains(k, `"-1"`) {
+			t.Error("a load with a diagnostic was cached")
 		}
 	}
 }
