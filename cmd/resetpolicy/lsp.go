@@ -1,3 +1,5 @@
+//go:build !nolsp
+
 package main
 
 import (

@@ -151,7 +151,7 @@ func loadTestPolicy(f *testfile.File, ov []rules.Override, openText func(string)
 // file, which changes), and at most maxBuiltinRuns entries.
 var (
 	builtinRunsMu sync.Mutex
-	builtinRuns   = map[string]*rules.Policy{}
+	builtinRuns   map[string]*rules.Policy // made on first use
 )
 
 var maxBuiltinRuns = 256 // a variable for its test
@@ -171,8 +171,8 @@ func loadBuiltinWith(name string, ov []rules.Override) (*rules.Policy, rules.Dia
 	p, ds := policies.Load(name, nil, rules.WithOverrides(ov...))
 	if p != nil && len(ds.Diagnostics) == 0 {
 		builtinRunsMu.Lock()
-		if len(builtinRuns) >= maxBuiltinRuns {
-			clear(builtinRuns)
+		if builtinRuns == nil || len(builtinRuns) >= maxBuiltinRuns {
+			builtinRuns = map[string]*rules.Policy{}
 		}
 		builtinRuns[key.String()] = p
 		builtinRunsMu.Unlock()
