@@ -45,6 +45,7 @@ group "request" {
 #                           ^ hover: Reset the window.
 #                                    ^ definition: policy.hcl:/derived "left"/
 #                                                   ^ hover: Tokens before the warning.
+#                          ^ complete: reset, !none
     to   = { request = "pending" }
 #                       ^ complete: none, pending, !tool
 #                       ^ references: 2
@@ -63,6 +64,7 @@ group "request" {
 #                 ^ references: 4
       deliver = "steer"
 #                ^ complete: request, steer, turn
+#      ^ hover: steer: into the running turn
     }
   }
   rule "completed_turn_commits" {
