@@ -1,0 +1,7 @@
+//go:build !unix
+
+package lsp
+
+import "time"
+
+func processCPU() time.Duration { return 0 }

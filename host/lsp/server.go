@@ -1,0 +1,340 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Debounce is how long after the last change diagnostics are
+	// published; 0 takes DefaultDebounce, a negative value publishes at
+	// once.
+	Debounce time.Duration
+	// CacheDir is where built-in sources are written for go-to-definition
+	// (default: os.UserCacheDir()).
+	CacheDir string
+	// Version is shown to the client as the server's version.
+	Version string
+	// Log, when set, receives one line per request that failed or panicked.
+	Log io.Writer
+}
+
+// DefaultDebounce waits for a pause in typing before checking: long enough
+// to skip most keystrokes, short enough to feel immediate.
+const DefaultDebounce = 150 * time.Millisecond
+
+// Server is one language server session: the open documents and the
+// connection to the client.
+type Server struct {
+	opts    Options
+	handler protocol.Handler
+
+	mu     sync.Mutex
+	docs   map[string]*document // by URI
+	timers map[string]*time.Timer
+	conn   *jsonrpc2.Conn
+	ctx    context.Context
+	shut   bool
+	exited bool
+
+	builtinMu   sync.Mutex
+	builtinURIs map[string]string
+}
+
+// New makes a server.
+func New(opts Options) *Server {
+	if opts.Debounce == 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	s := &Server{opts: opts, docs: map[string]*document{}, timers: map[string]*time.Timer{}}
+	s.handler = protocol.Handler{
+		Initialize:                 s.initialize,
+		Initialized:                func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:                   s.shutdown,
+		Exit:                       func(*glsp.Context) error { return nil },
+		SetTrace:                   func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		CancelRequest:              func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:        s.didOpen,
+		TextDocumentDidChange:      s.didChange,
+		TextDocumentDidClose:       s.didClose,
+		TextDocumentDidSave:        func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentCompletion:     s.completion,
+		TextDocumentHover:          s.hover,
+		TextDocumentDefinition:     s.definition,
+		TextDocumentReferences:     s.references,
+		TextDocumentFormatting:     s.formatting,
+		TextDocumentDocumentSymbol: s.documentSymbol,
+	}
+	return s
+}
+
+// Run serves one client on stream until it disconnects or sends exit.
+// It returns ErrExitBeforeShutdown for an exit that no shutdown preceded,
+// and nil otherwise.
+func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
+	s.mu.Lock()
+	s.conn, s.ctx = conn, ctx
+	s.mu.Unlock()
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.timers {
+		t.Stop()
+	}
+	if s.exited && !s.shut {
+		return ErrExitBeforeShutdown
+	}
+	return nil
+}
+
+// ErrExitBeforeShutdown is Run's error when the client sent exit without
+// shutdown first: LSP asks the server to end with status 1 then.
+var ErrExitBeforeShutdown = errors.New("exit before shutdown")
+
+type discard struct{}
+
+func (discard) Printf(string, ...any) {}
+
+// handle dispatches one message through glsp's protocol handler, under a
+// recover: a handler that panics on a broken document answers with an
+// internal error and the server goes on.
+func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("panic in %s: %v\n%s", req.Method, r, debug.Stack())
+			result, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("resetpolicy lsp: %s failed: %v", req.Method, r)}
+		}
+	}()
+	gctx := &glsp.Context{
+		Method: req.Method,
+		Notify: func(method string, params any) { _ = conn.Notify(ctx, method, params) },
+		Call:   func(method string, params, result any) { _ = conn.Call(ctx, method, params, result) },
+	}
+	if req.Params != nil {
+		gctx.Params = *req.Params
+	}
+	if req.Method == "exit" {
+		s.mu.Lock()
+		s.exited = true
+		s.mu.Unlock()
+		conn.Close()
+		return nil, nil
+	}
+	s.mu.Lock()
+	shut := s.shut
+	s.mu.Unlock()
+	if shut && req.Method != protocol.MethodShutdown {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: "the server is shut down"}
+	}
+	r, validMethod, validParams, err := s.handler.Handle(gctx)
+	switch {
+	case !validMethod:
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported: " + req.Method}
+	case !validParams:
+		msg := "invalid params"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: msg}
+	case err != nil:
+		if e, ok := err.(*jsonrpc2.Error); ok {
+			return nil, e
+		}
+		return nil, &jsonrpc2.Error{Code: codeRequestFailed, Message: err.Error()}
+	}
+	return r, nil
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "resetpolicy lsp: "+format+"\n", args...)
+	}
+}
+
+func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
+	caps := s.handler.CreateServerCapabilities()
+	caps.TextDocumentSync = protocol.TextDocumentSyncOptions{
+		OpenClose: &protocol.True,
+		Change:    ptrTo(protocol.TextDocumentSyncKindIncremental),
+	}
+	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{".", "\"", "'"}}
+	version := s.opts.Version
+	return protocol.InitializeResult{
+		Capabilities: caps,
+		ServerInfo:   &protocol.InitializeResultServerInfo{Name: "resetpolicy", Version: &version},
+	}, nil
+}
+
+func (s *Server) shutdown(*glsp.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shut = true
+	for uri, t := range s.timers {
+		t.Stop()
+		delete(s.timers, uri)
+	}
+	return nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// doc returns an open document, under s.mu.
+func (s *Server) doc(uri string) (*document, error) {
+	d, ok := s.docs[uri]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "document not open: " + uri}
+	}
+	return d, nil
+}
+
+// docByName finds an open document by its file path, under s.mu.
+func (s *Server) docByName(name string) *document {
+	for _, d := range s.docs {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// openText is the text of an open document by file path, under s.mu.
+func (s *Server) openText(path string) []byte {
+	if d := s.docByName(path); d != nil && !d.dropped {
+		return d.src()
+	}
+	return nil
+}
+
+func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+	s.mu.Lock()
+	name := nameOf(p.TextDocument.URI)
+	d := &document{uri: p.TextDocument.URI, name: name, kind: kindOf(name), version: p.TextDocument.Version, openText: s.openText}
+	d.setText([]byte(p.TextDocument.Text))
+	s.docs[d.uri] = d
+	s.mu.Unlock()
+	s.schedule(d.uri, -1)
+	return nil
+}
+
+func (d *document) setText(b []byte) {
+	d.gen++
+	if len(b) > maxDocBytes {
+		d.text, d.dropped = nil, true
+		return
+	}
+	d.text, d.dropped = newText(b), false
+}
+
+func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+	s.mu.Lock()
+	d, err := s.doc(p.TextDocument.URI)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	d.version = p.TextDocument.Version
+	for _, c := range p.ContentChanges {
+		switch c := c.(type) {
+		case protocol.TextDocumentContentChangeEventWhole:
+			d.setText([]byte(c.Text))
+		case protocol.TextDocumentContentChangeEvent:
+			if d.text == nil || c.Range == nil {
+				continue // dropped: only a whole text brings it back
+			}
+			d.setText(d.text.apply(*c.Range, c.Text))
+		}
+	}
+	s.mu.Unlock()
+	s.schedule(d.uri, s.opts.Debounce)
+	return nil
+}
+
+func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.docs, p.TextDocument.URI)
+	if t, ok := s.timers[p.TextDocument.URI]; ok {
+		t.Stop()
+		delete(s.timers, p.TextDocument.URI)
+	}
+	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
+	return nil
+}
+
+// schedule checks a document after delay (at once when it is not
+// positive) and publishes its diagnostics, replacing a pending check:
+// while the author types, only the last change is checked. Not under s.mu.
+func (s *Server) schedule(uri string, delay time.Duration) {
+	s.mu.Lock()
+	if t, ok := s.timers[uri]; ok {
+		t.Stop()
+		delete(s.timers, uri)
+	}
+	if delay > 0 {
+		s.timers[uri] = time.AfterFunc(delay, func() { s.check(uri) })
+	}
+	s.mu.Unlock()
+	if delay <= 0 {
+		s.check(uri)
+	}
+}
+
+// check computes a document's problems outside the lock, so that requests
+// are answered while a large file is checked, and publishes them unless
+// the document changed meanwhile (the newer change publishes its own).
+func (s *Server) check(uri string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logf("panic while checking %s: %v\n%s", uri, r, debug.Stack())
+		}
+	}()
+	s.mu.Lock()
+	d, ok := s.docs[uri]
+	if !ok || s.shut {
+		s.mu.Unlock()
+		return
+	}
+	gen, k, name, src, dropped := d.gen, d.kind, d.name, d.src(), d.dropped
+	open := map[string][]byte{}
+	for _, o := range s.docs {
+		if o != d && !o.dropped {
+			open[o.name] = o.src()
+		}
+	}
+	s.mu.Unlock()
+	diags := problems(k, name, src, dropped, func(path string) []byte { return open[path] })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.docs[uri]; !ok || cur != d || d.gen != gen || s.shut {
+		return
+	}
+	version := protocol.UInteger(d.version)
+	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: s.lspDiagnostics(d, diags)})
+}
+
+func (s *Server) notify(method string, params any) {
+	if s.conn == nil {
+		return
+	}
+	// Notify only queues a write; the connection serialises it.
+	_ = s.conn.Notify(s.ctx, method, params)
+}
+
+// codeRequestFailed is LSP's RequestFailed: the request was valid and
+// failed (jsonrpc2 knows only JSON-RPC's own codes).
+const codeRequestFailed = -32803
