@@ -41,6 +41,12 @@ type Override struct {
 	// user-level setting shared by projects on different policies): for
 	// another policy they are a warning, not an error.
 	Scoped bool
+	// Yield makes an override give way to the policy file's own value: a
+	// value its `use` block sets, or a param the file declares itself. A
+	// user-level setting yields so that a project's policy file wins over
+	// a personal config, param by param; the caller sees the loss in the
+	// param's Origin.
+	Yield bool
 }
 
 type options struct {

@@ -17,7 +17,7 @@ func newGraphCmd(*viper.Viper) *cobra.Command {
 	var format, outFile string
 	var product bool
 	cmd := &cobra.Command{
-		Use:   "graph POLICY [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
+		Use:   "graph [POLICY] [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
 		Short: "Draw a policy's state diagram",
 		Long: `graph draws the state diagram of a policy. Nodes are the values of its enum
 slots; edges are the rules that move between them, labelled event / rule;
@@ -26,11 +26,14 @@ rules that fire without moving are listed in the node they fire in.
 By default: one diagram per enum slot, from the rules as written. With two or
 more --slot: their product, restricted to the combinations verify reaches,
 with the moves it explored. svg and png are drawn in process (Graphviz
-compiled to WebAssembly); mermaid pastes into a README or an issue.`,
+compiled to WebAssembly); mermaid pastes into a README or an issue.
+
+Without POLICY it draws the policy in force in this directory, as Pi runs it
+(see 'resetpolicy config'), and names it on stderr.`,
 		Example: `  resetpolicy graph wipe_memory --slot request --slot overflow --format svg -o wipe_memory.svg
   resetpolicy graph new_context --format mermaid`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) > 1 {
 				return usage("graph takes one policy, got %d", len(args))
 			}
 			return nil
@@ -45,10 +48,21 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 			if err != nil {
 				return err
 			}
-			p, diags := loadPolicy(args[0], set)
-			if diags.HasErrors() || p == nil {
-				cmd.PrintErr(diags.Error())
-				return silent
+			named := ""
+			if len(args) == 1 {
+				named = args[0]
+			}
+			r, err := policyInForce(cmd, named, "argument", set)
+			if err != nil {
+				return err
+			}
+			if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+				return err
+			}
+			p := r.Policy
+			if named == "" {
+				// stdout is the diagram: the header goes to stderr.
+				printHeader(cmd.ErrOrStderr(), r)
 			}
 			var ds []*graph.Diagram
 			if len(slots) >= 2 || product {

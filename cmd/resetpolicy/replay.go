@@ -11,6 +11,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/sessionfile"
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -63,17 +64,10 @@ overlaid.`,
   resetpolicy replay sessions/ --json > replay.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			policy := v.GetString("policy")
-			if fl := cmd.Flags().Lookup("policy"); fl.Changed {
-				policy = fl.Value.String()
-			}
-			if policy == "" {
-				policy = "wipe_memory"
-			}
-			return runReplay(cmd, args, policy, f)
+			return runReplay(cmd, args, namedPolicy(cmd), f)
 		},
 	}
-	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: RESETPOLICY_POLICY, else wipe_memory)")
+	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: the policy in force here, as Pi runs it; see 'resetpolicy config')")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	cmd.Flags().StringVar(&f.compare, "compare", "", "replay once per value, side by side: PARAM=V1,V2,… (or policy=A,B, or a host setting)")
 	cmd.Flags().StringVar(&f.plot, "plot", "", "draw context per turn with thresholds and decisions to FILE.svg or FILE.png")
@@ -95,6 +89,8 @@ type setting struct {
 	policy   string
 	set      map[string]string
 	settings replay.Settings
+	// compared is the compared param's value, above --set.
+	compared map[string]string
 }
 
 func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting, error) {
@@ -157,7 +153,7 @@ func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting
 		case "auto_compaction":
 			s.settings.AutoCompaction, perr = strconv.ParseBool(val)
 		default:
-			s.set[key] = val
+			s.compared = map[string]string{key: val}
 		}
 		if perr != nil || n < 0 {
 			return nil, usage("--compare %s: %q is not a valid value", key, val)
@@ -174,17 +170,32 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 	if f.reserve < 0 || f.keepRecent < 0 || f.contextWindow < 0 {
 		return usage("--reserve, --keep-recent and --context-window take whole numbers of tokens, 0 or more")
 	}
-	settings, err := replaySettings(cmd, f, policy)
+	settingsList, err := replaySettings(cmd, f, policy)
 	if err != nil {
 		return err
 	}
 	var configs []replay.Config
 	var labels []string
-	for _, s := range settings {
-		p, diags := loadPolicy(s.policy, s.set)
-		if diags.HasErrors() {
-			fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
-			return silent
+	var resolved []settings.ResolvedJSON
+	for _, s := range settingsList {
+		where := "--policy"
+		if s.policy != policy {
+			where = "--compare"
+		}
+		r, err := policyInForceWith(cmd, s.policy, where, s.set, s.compared, "--compare")
+		if err != nil {
+			return err
+		}
+		if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+			return err
+		}
+		if !f.asJSON {
+			printHeader(cmd.OutOrStdout(), r)
+		}
+		resolved = append(resolved, r.JSON())
+		p := r.Policy
+		if s.label == "" {
+			s.label = p.Name
 		}
 		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: f.plot != ""})
 		labels = append(labels, s.label)
@@ -223,8 +234,11 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 				plots = append(plots, replay.PlotSession{Reports: res.Reports, Thresholds: replay.ThresholdsOf(configs, res.Reports)})
 			}
 			if f.asJSON {
-				for _, r := range res.Reports {
-					_ = enc.Encode(r)
+				for i, r := range res.Reports {
+					_ = enc.Encode(struct {
+						*replay.Report
+						Policy settings.ResolvedJSON `json:"policy_in_force"`
+					}{r, resolved[i]})
 				}
 				return
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -129,4 +130,6 @@ type checkJSON struct {
 	Slots       int                    `json:"slots"`
 	Rules       int                    `json:"rules"`
 	Diagnostics []rules.DiagnosticJSON `json:"diagnostics"`
+	// InForce is the resolution, when check ran the policy in force.
+	InForce *settings.ResolvedJSON `json:"policy_in_force,omitempty"`
 }
