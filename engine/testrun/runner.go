@@ -39,6 +39,7 @@ func BaseTests(find func(builtin string) (rules.Source, bool)) Option {
 type Runner struct {
 	load      Loader
 	filter    *regexp.Regexp
+	pattern   *RunPattern
 	report    *Report
 	loaded    map[string]*loaded
 	baseTests func(string) (rules.Source, bool)
@@ -82,7 +83,7 @@ func (r *Runner) Invalid(filename string, diags hcl.Diagnostics, sources map[str
 func (r *Runner) RunFile(f *testfile.File) {
 	for _, run := range f.Runs {
 		name := f.BaseName() + "/" + run.Name
-		if r.filter != nil && !r.filter.MatchString(name) {
+		if r.filter != nil && !r.filter.MatchString(name) || r.pattern != nil && !r.pattern.Match(f.BaseName(), run.Name) {
 			continue
 		}
 		r.report.Results = append(r.report.Results, r.runOne(f, run))
