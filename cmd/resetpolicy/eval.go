@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/resetpolicy/resetpolicy/engine"
@@ -58,19 +60,22 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 			if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
 				return err
 			}
-			// stdout is the decision contract: the header goes to stderr.
-			if !quiet {
-				printHeader(cmd.ErrOrStderr(), r)
-			}
 			s := engine.New(r.Policy).NewSession()
 			if stateFile != "" {
 				b, err := os.ReadFile(stateFile)
+				if errors.Is(err, fs.ErrNotExist) {
+					return usage("--state %s: no such file or directory", stateFile)
+				}
 				if err != nil {
 					return failure("--state: %v", err)
 				}
 				if err := s.Restore(lastJSONValue(b)); err != nil {
 					return failure("--state %s: %v", stateFile, err)
 				}
+			}
+			// stdout is the decision contract: the header goes to stderr.
+			if !quiet {
+				printHeader(cmd.ErrOrStderr(), r)
 			}
 			return evalStream(cmd.InOrStdin(), cmd.OutOrStdout(), s, explain)
 		},

@@ -29,7 +29,7 @@ func checkPolicyArg(arg string) error {
 		}
 		return usage("%q is neither a file nor a built-in policy%s (built-ins: %s)", arg, lang.Suggest(arg, policies.Names()), strings.Join(policies.Names(), ", "))
 	}
-	return usage("%s: no such file", arg)
+	return usage("%s: no such file or directory", arg)
 }
 
 // readFile reads a file named on the command line; a missing one is a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,9 @@ func findTestInputs(paths []string) ([]testInput, error) {
 	seen := map[string]bool{}
 	for _, p := range paths {
 		info, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usage("%s: no such file or directory", p)
+		}
 		if err != nil {
 			return nil, usage("%v", err)
 		}
