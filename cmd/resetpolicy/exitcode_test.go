@@ -82,3 +82,28 @@ func TestOverrideTyposBlameTheirFlag(t *testing.T) {
 		}
 	}
 }
+
+// Every unknown name gets the closest known one (agext/levenshtein).
+func TestDidYouMeanEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "a.test.hcl")
+	if err := os.WriteFile(tf, []byte("policy = \"wipe_memroy\"\n\nrun \"x\" {\n  event \"request\" {}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"policies", "--source", "wipe_mem"}, "", `"wipe_mem" is neither a file nor a built-in policy; did you mean "wipe_memory"?`},
+		{[]string{"test", tf}, "", `there is no built-in policy "wipe_memroy"; did you mean "wipe_memory"?`},
+		{[]string{"eval", "-q"}, `{"event":"turn_ed"}`, `unknown event "turn_ed"; did you mean "turn_end"?`},
+		{[]string{"eval", "-q"}, `{"event":"turn_end","tokns":1}`, `has no fact "tokns"; did you mean "tokens"?`},
+	}
+	for _, tt := range tests {
+		out, errOut, code := runCLI(t, tt.stdin, tt.args...)
+		if code == 0 || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("%v: exit %d, want %q in\n%s%s", tt.args, code, tt.want, out, errOut)
+		}
+	}
+}

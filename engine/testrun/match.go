@@ -10,6 +10,9 @@ import (
 // slash outside brackets and parentheses into one unanchored regular
 // expression per level, FILE then RUN; an empty part matches anything
 // (`-run /overflow` selects every run whose name contains "overflow").
+// One difference: a pattern with no slash selects a run when it matches
+// either the file's name or the run's, because a run's name is what a
+// reader remembers (`-run 'starting state'`), and so it always has.
 type RunPattern struct {
 	levels []*regexp.Regexp
 }
@@ -34,6 +37,10 @@ func ParseRun(expr string) (*RunPattern, error) {
 // Match reports whether the run named run of the test file file (its
 // base name) is selected. Parts past the run's level select nothing more.
 func (p *RunPattern) Match(file, run string) bool {
+	if len(p.levels) == 1 {
+		re := p.levels[0]
+		return re == nil || re.MatchString(file) || re.MatchString(run)
+	}
 	names := []string{file, run}
 	for i, re := range p.levels {
 		if i >= len(names) {

@@ -13,6 +13,8 @@ func TestRunPattern(t *testing.T) {
 		{"wipe", "wipe_memory.test.hcl", "anything", true},
 		{"memory.test", "wipe_memory.test.hcl", "anything", true},
 		{"new_context", "wipe_memory.test.hcl", "anything", false},
+		{"starting state", "tiny.test.hcl", "a starting state", true}, // no slash: the file's name or the run's
+		{"params|starting", "tiny.test.hcl", "params apply", true},
 		{"wipe_memory.test.hcl/story", "wipe_memory.test.hcl", "the whole story", true},
 		{"wipe_memory.test.hcl/story", "new_context.test.hcl", "the whole story", false},
 		{"/(a|b/c)", "f.test.hcl", "b/c", true}, // a slash in parentheses is not a level
