@@ -199,6 +199,10 @@ func (r *Runner) runOne(f *testfile.File, run *testfile.Run) *Result {
 		if err != nil {
 			lines = append(lines, "error: "+exprMessage(err))
 		}
+		// What the condition read, as --explain shows a guard's.
+		for _, r := range a.Reads(env) {
+			lines = append(lines, "  "+r)
+		}
 		res.fail(&Failure{Where: fmt.Sprintf("assert %d", i+1), Pos: a.ConditionRange.Ptr(),
 			Text: strings.Join(lines, "\n")})
 	}
