@@ -12,6 +12,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/testfile"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Loader loads the policy a test file names (testfile.File.Policy: a
@@ -148,10 +149,33 @@ func (r *Runner) inherit(pr *policyRules, p *rules.Policy) {
 	pr.baseTests = src.Name
 	pr.inherited = map[string]bool{}
 	for _, rule := range p.Rules {
-		if fired[rule.Name] && c.RuleOrigin(rule) == rules.Inherited {
-			pr.inherited[rule.Name] = true
+		if !fired[rule.Name] || c.RuleOrigin(rule) != rules.Inherited {
+			continue
+		}
+		if changed := changedParams(p, rule); len(changed) > 0 {
+			if pr.retuned == nil {
+				pr.retuned = map[string][]string{}
+			}
+			pr.retuned[rule.Name] = changed
+			continue
+		}
+		pr.inherited[rule.Name] = true
+	}
+}
+
+// changedParams lists the params an inherited rule reads whose value is
+// not the built-in's default: the built-in's runs tested the rule with the
+// defaults and say nothing of it under other values (a warning_runway the
+// team changed moves the threshold those runs crossed).
+func changedParams(p *rules.Policy, r *rules.Rule) []string {
+	var out []string
+	for _, name := range rules.ParamReads(p, r) {
+		x, ok := p.Param(name)
+		if !ok || x.Value == cty.NilVal || x.Default == cty.NilVal || !x.Value.RawEquals(x.Default) {
+			out = append(out, name)
 		}
 	}
+	return out
 }
 
 func (r *Runner) runOne(f *testfile.File, run *testfile.Run) *Result {
