@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { test } from "node:test";
@@ -62,6 +62,43 @@ test("without an engine and without Go the notice says exactly what to run", asy
 		assert.match(got.problem, /no Go toolchain was found/);
 		assert.match(got.problem, /https:\/\/go\.dev\/dl\//);
 		assert.ok(got.problem.includes(`cd ${join(pkg, "engine-src")} && go build -o ${join(pkg, "bin", "resetpolicy")} ./cmd/resetpolicy`), got.problem);
+	} finally {
+		rmSync(pkg, { recursive: true, force: true });
+	}
+});
+
+test("a built engine is reused until a source is newer; a failing build says what to run", async () => {
+	const pkg = mkdtempSync(join(tmpdir(), "resetpolicy-pkg-"));
+	try {
+		const src = join(pkg, "engine-src");
+		mkdirSync(join(src, "cmd"), { recursive: true });
+		writeFileSync(join(src, "go.mod"), "module github.com/resetpolicy/resetpolicy\n\ngo 1.26\n");
+		writeFileSync(join(src, "cmd", "main.go"), "package main\n");
+		const bin = join(pkg, "bin", "resetpolicy");
+		mkdirSync(dirname(bin));
+		writeFileSync(bin, "#!/bin/sh\n");
+		chmodSync(bin, 0o755);
+		// A fake go that fails as a broken build does.
+		const goDir = join(pkg, "go-bin");
+		mkdirSync(goDir);
+		writeFileSync(join(goDir, "go"), "#!/bin/sh\necho 'cmd/main.go:1:1: expected declaration' >&2\nexit 1\n");
+		chmodSync(join(goDir, "go"), 0o755);
+		const env = { PATH: goDir, GOROOT: "", HOME: pkg };
+		const old = new Date(Date.now() - 60_000);
+		utimesSync(join(src, "go.mod"), old, old);
+		utimesSync(join(src, "cmd", "main.go"), old, old);
+		const fresh = await locateEngine(quiet, env, pkg, []);
+		assert.deepEqual(fresh, { bin }, "a binary newer than every source is used as it is");
+		utimesSync(bin, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+		const said: string[] = [];
+		const failed = await locateEngine({ say: (x) => said.push(x), status: () => {} }, env, pkg, []);
+		assert.ok("problem" in failed, JSON.stringify(failed));
+		assert.match(failed.problem, /building the engine failed \(.*go build: exit status 1:\ncmd\/main\.go:1:1: expected declaration\)/);
+		assert.ok(failed.problem.endsWith(`Run it to see why: cd ${src} && ${join(goDir, "go")} build -o ${bin} ./cmd/resetpolicy`), failed.problem);
+		assert.match(said[0]!, /^resetpolicy: building the policy engine from /);
+		// Without Go, a stale binary still runs.
+		const stale = await locateEngine(quiet, { PATH: "", GOROOT: "", HOME: pkg }, pkg, []);
+		assert.deepEqual(stale, { bin });
 	} finally {
 		rmSync(pkg, { recursive: true, force: true });
 	}
