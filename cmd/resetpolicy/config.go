@@ -88,13 +88,21 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 				}
 				return nil
 			}
+			inForce := map[string]string{}
+			for _, prm := range r.Params() {
+				inForce["params."+prm.Name] = prm.Origin
+			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, e := range s.Entries() {
 				val := e.Value
 				if val == "" {
 					val = "(none)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, val, e.Origin)
+				origin := e.Origin
+				if o, ok := inForce[e.Key]; ok && o != e.Origin {
+					origin += " (shadowed by " + o + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, val, origin)
 			}
 			tw.Flush()
 			if len(diags.Diagnostics) > 0 {

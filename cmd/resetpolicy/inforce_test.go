@@ -47,6 +47,7 @@ func TestConfigProjectOverUser(t *testing.T) {
 	for _, want := range []string{
 		"warning_runway   20000  ", "resetpolicy.hcl\n",
 		"shadows warning_runway=9000 from user config ",
+		"config.yaml (shadowed by ",
 		"reminder_margin  30000  user config ",
 		"reserve_margin   5      env RESETPOLICY_PARAM_RESERVE_MARGIN",
 	} {

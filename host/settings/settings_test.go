@@ -287,6 +287,28 @@ func TestSaveAndClearParam(t *testing.T) {
 // project file leaves alone takes the user's value, and the user's lost
 // value is reported as shadowed. A policy the user config itself names
 // takes the user's values.
+const fullPolicy = `policy "team" {
+  description = "x"
+}
+
+param "warning_runway" {
+  type        = number
+  default     = 5000
+  description = "x"
+}
+
+group "g" {
+  rule "r" {
+    on   = "request"
+    when = "event.tokens > param.warning_runway"
+    effect "notify" {
+      level = "info"
+      text  = "\"x\""
+    }
+  }
+}
+`
+
 func TestProjectPolicyWinsOverUserParams(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -306,6 +328,13 @@ func TestProjectPolicyWinsOverUserParams(t *testing.T) {
 			projectYAML: "params:\n  warning_runway: 7000\n",
 		}, "7000", "project config", 1, "24576", "default"},
 		{"user alone", fixture{user: "params:\n  warning_runway: 9000\n"}, "9000", "user config", 0, "24576", "default"},
+		// A project's own full policy declares its values: the user's yield.
+		{"full project policy over user", fixture{
+			user:       "params:\n  warning_runway: 9000\n",
+			projectHCL: fullPolicy,
+		}, "5000", "default", 1, "", ""},
+		// A policy the user config names takes the user's values.
+		{"user's own policy", fixture{user: "policy: wipe_memory\nparams:\n  warning_runway: 9000\n"}, "9000", "user config", 0, "24576", "default"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
