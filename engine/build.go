@@ -32,7 +32,7 @@ type FactIndex int
 func NewEventBuilder(name string) (*EventBuilder, error) {
 	kind, ok := kinds[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown event %q (events: %s)", name, strings.Join(contract.EventNames(), ", "))
+		return nil, fmt.Errorf("unknown event %q%s (events: %s)", name, lang.Suggest(name, contract.EventNames()), strings.Join(contract.EventNames(), ", "))
 	}
 	n := len(allFacts[kind])
 	b := &EventBuilder{def: &contract.Events[kind], kind: kind, facts: make([]lang.Value, n), defaults: make([]lang.Value, n)}

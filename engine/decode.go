@@ -115,7 +115,7 @@ func (d *Decoder) DecodeValue(v *fastjson.Value) (Event, error) {
 	nb, _ := ev.StringBytes()
 	kind, ok := kinds[string(nb)]
 	if !ok {
-		return Event{}, fmt.Errorf("unknown event %q (events: %s)", validUTF8(nb), strings.Join(contract.EventNames(), ", "))
+		return Event{}, fmt.Errorf("unknown event %q%s (events: %s)", validUTF8(nb), lang.Suggest(validUTF8(nb), contract.EventNames()), strings.Join(contract.EventNames(), ", "))
 	}
 	def := &contract.Events[kind]
 	all := allFacts[kind]
@@ -222,7 +222,7 @@ func unknownFact(def *contract.Event, all []contract.Fact, name string) error {
 	for j, f := range all {
 		names[j] = f.Name
 	}
-	return fmt.Errorf("event %s has no fact %q (facts: %s)", def.Name, name, strings.Join(names, ", "))
+	return fmt.Errorf("event %s has no fact %q%s (facts: %s)", def.Name, name, lang.Suggest(name, names), strings.Join(names, ", "))
 }
 
 // plain turns a parsed JSON value (checked whole by value) into bool, float64, string, nil,

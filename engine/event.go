@@ -92,7 +92,7 @@ func NewEvent(m map[string]any) (Event, error) {
 	}
 	kind, ok := kinds[name]
 	if !ok {
-		return Event{}, fmt.Errorf("unknown event %q (events: %s)", name, strings.Join(contract.EventNames(), ", "))
+		return Event{}, fmt.Errorf("unknown event %q%s (events: %s)", name, lang.Suggest(name, contract.EventNames()), strings.Join(contract.EventNames(), ", "))
 	}
 	def := &contract.Events[kind]
 	all := allFacts[kind]
@@ -128,7 +128,7 @@ func NewEvent(m map[string]any) (Event, error) {
 		for j, f := range all {
 			names[j] = f.Name
 		}
-		return Event{}, fmt.Errorf("event %s has no fact %q (facts: %s)", name, unknown[0], strings.Join(names, ", "))
+		return Event{}, fmt.Errorf("event %s has no fact %q%s (facts: %s)", name, unknown[0], lang.Suggest(unknown[0], names), strings.Join(names, ", "))
 	}
 	return Event{def: def, kind: kind, facts: facts}, nil
 }

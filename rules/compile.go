@@ -142,10 +142,19 @@ func (p *Policy) compile() hcl.Diagnostics {
 	}
 	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 	for _, r := range p.Rules {
+		known := false
 		for i, name := range r.On {
 			if _, ok := contract.LookupEvent(name); !ok {
 				c.add(errorAt(ptr(r.OnRanges[i]), "Unknown event", "%q is not an event of the host contract%s", name, suggestName(name, contract.EventNames())))
+			} else {
+				known = true
 			}
+		}
+		if !known && len(r.On) > 0 {
+			// No event compiles this rule below: check the rest of it
+			// against the facts every event has, so that one run reports
+			// its other problems too.
+			c.rule(r, c.common)
 		}
 	}
 	for i := range contract.Events {

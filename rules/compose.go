@@ -166,12 +166,12 @@ func loadUse(use *useBlock, src Source, sources map[string][]byte, o options) (*
 	p.Composition = comp
 	diags = append(diags, p.extend(use.rest, comp)...)
 	if diags.HasErrors() {
-		return nil, Diagnostics{diags, sources}
+		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}
 	ov := append(append([]Override(nil), use.Overrides...), o.overrides...)
 	diags = append(diags, p.applyOverrides(ov)...)
 	if diags.HasErrors() {
-		return nil, Diagnostics{diags, sources}
+		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}
 	diags = append(diags, comp.nameReplacements(p.compile())...)
 	if diags.HasErrors() {

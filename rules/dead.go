@@ -114,6 +114,46 @@ func (v refVisitor) Visit(n *ast.Node) {
 	}
 }
 
+// ParamReads lists the params a rule reads, in its own expressions or
+// through the derived values it reads (and those they read), in the
+// policy's order.
+func ParamReads(p *Policy, r *Rule) []string {
+	refs := map[string]bool{}
+	read := func(e hcl.Expression) {
+		if e == nil {
+			return
+		}
+		if v, d := e.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+			if tree, err := parser.Parse(v.AsString()); err == nil {
+				ast.Walk(&tree.Node, refVisitor(refs))
+			}
+		}
+	}
+	read(r.When)
+	for _, e := range r.Set {
+		read(e.Value)
+	}
+	for _, e := range r.Effects {
+		for _, a := range e.Args {
+			read(a.Expr)
+		}
+	}
+	// Derived values read derived values declared before them: one pass
+	// from the last to the first reaches every one read transitively.
+	for i := len(p.Derived) - 1; i >= 0; i-- {
+		if d := p.Derived[i]; refs[d.Name] {
+			read(d.Expr)
+		}
+	}
+	var out []string
+	for _, x := range p.Params {
+		if refs["param."+x.Name] {
+			out = append(out, x.Name)
+		}
+	}
+	return out
+}
+
 // DerivedReads lists the derived values a rule reads directly (in its
 // guard, assignments and effect arguments), in the policy's order.
 func DerivedReads(p *Policy, r *Rule) []string {

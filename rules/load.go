@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,6 +40,12 @@ type Override struct {
 	// user-level setting shared by projects on different policies): for
 	// another policy they are a warning, not an error.
 	Scoped bool
+	// Yield makes an override give way to the policy file's own value: a
+	// value its `use` block sets, or a param the file declares itself. A
+	// user-level setting yields so that a project's policy file wins over
+	// a personal config, param by param; the caller sees the loss in the
+	// param's Origin.
+	Yield bool
 }
 
 type options struct {
@@ -105,12 +110,12 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	}
 	p, diags := decodePolicy(file.Body, src.Name)
 	if diags.HasErrors() {
-		return nil, Diagnostics{diags, sources}
+		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}
 	p.Sources = sources
 	diags = append(diags, p.applyOverrides(o.overrides)...)
 	if diags.HasErrors() {
-		return nil, Diagnostics{diags, sources}
+		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}
 	diags = append(diags, p.compile()...)
 	if diags.HasErrors() {
@@ -145,4 +150,67 @@ func IsPolicyFile(path string) bool {
 	return strings.HasSuffix(base, ".hcl") || strings.HasSuffix(base, ".hcl.json")
 }
 
-var _ = fmt.Sprintf
+// alsoCompile adds to the errors of a policy that failed to decode the
+// errors compiling what did decode finds, so that one run of check reports
+// every problem of a file (printing caps them, MaxDiagnosticsShown). A
+// param whose default failed takes its type's zero value; a param without
+// a type stops it. The policy is not used after.
+func (p *Policy) alsoCompile(diags hcl.Diagnostics) hcl.Diagnostics {
+	for _, x := range p.Params {
+		if x.Type == cty.NilType {
+			return diags
+		}
+		if x.Value == cty.NilVal {
+			if x.Value = zeroValue(x.Type); x.Value == cty.NilVal {
+				return diags
+			}
+		}
+	}
+	seen := map[string]bool{}
+	key := func(d *hcl.Diagnostic) string {
+		if d.Subject == nil {
+			return d.Summary + "\x00" + d.Detail
+		}
+		return d.Summary + "\x00" + d.Subject.String()
+	}
+	for _, d := range diags {
+		seen[key(d)] = true
+	}
+	extra := 0
+	for _, d := range p.compile() {
+		if d.Severity == hcl.DiagError && !seen[key(d)] {
+			seen[key(d)] = true
+			diags = append(diags, d)
+			extra++
+		}
+	}
+	if extra > 0 {
+		// In file order, as a reader fixes them.
+		sort.SliceStable(diags, func(i, j int) bool {
+			a, b := diags[i].Subject, diags[j].Subject
+			if a == nil || b == nil {
+				return a != nil && b == nil
+			}
+			if a.Filename != b.Filename {
+				return a.Filename < b.Filename
+			}
+			return a.Start.Byte < b.Start.Byte
+		})
+	}
+	return diags
+}
+
+// zeroValue is a stand-in value of type t, or cty.NilVal.
+func zeroValue(t cty.Type) cty.Value {
+	switch {
+	case t == cty.Number:
+		return cty.Zero
+	case t == cty.String:
+		return cty.StringVal("")
+	case t == cty.Bool:
+		return cty.False
+	case t.IsListType():
+		return cty.ListValEmpty(t.ElementType())
+	}
+	return cty.NilVal
+}

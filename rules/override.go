@@ -43,7 +43,7 @@ func (p *Policy) applyOverrides(ovs []Override) hcl.Diagnostics {
 			diag("Unknown param", "policy %q has no param %q%s", p.Name, ov.Name, suggestName(ov.Name, names))
 			continue
 		}
-		if param.Type == cty.NilType {
+		if param.Type == cty.NilType || ov.Yield && p.setByFile(param) {
 			continue
 		}
 		v := ov.Value
@@ -68,6 +68,15 @@ func (p *Policy) applyOverrides(ovs []Override) hcl.Diagnostics {
 		param.overrideText = ov.Origin + " " + ov.Name + "=" + ov.Raw
 	}
 	return diags
+}
+
+// setByFile reports whether the loaded file itself gives param its value:
+// a `use` block sets it, or the file (not the built-in it uses) declares it.
+func (p *Policy) setByFile(param *Param) bool {
+	if param.Origin != "default" {
+		return true
+	}
+	return p.Composition == nil || param.DeclRange.Filename != p.Composition.BaseFile
 }
 
 func friendlyType(t cty.Type) string {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +25,10 @@ built-in by name — validates it against the host contract and compiles every
 expression. Problems are printed as file:line:col with the offending line.
 Warnings name dead parts — a param, slot, derived value or message that
 nothing reads; -Werror makes them errors.
-With no arguments it checks every built-in policy.
+With no arguments it checks the policy in force in this directory, as Pi
+runs it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
+RESETPOLICY_*, --set; see 'resetpolicy config'); 'check policies' checks the
+built-ins' sources.
 
 Exit status: 0 when every policy is valid, 1 when any is not.`,
 		Example: `  resetpolicy check policies/wipe_memory.hcl
@@ -36,8 +39,19 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 			if err != nil {
 				return err
 			}
+			var inForce *settings.Resolved
 			if len(args) == 0 {
-				args = policies.Names()
+				// The policy in force here, as Pi runs it.
+				if inForce, err = policyInForce(cmd, "", "", set); err != nil {
+					return err
+				}
+				if !asJSON {
+					printHeader(cmd.OutOrStdout(), inForce)
+				}
+				args = []string{inForce.Source()}
+				if args[0] == "builtin" {
+					args[0] = inForce.Settings.Policy.Text
+				}
 			}
 			var targets []string
 			for _, a := range args {
@@ -58,6 +72,9 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 			var results []checkJSON
 			for _, t := range targets {
 				p, diags := loadPolicy(t, set)
+				if inForce != nil {
+					p, diags = inForce.Policy, inForce.Diagnostics
+				}
 				if p != nil && !diags.HasErrors() {
 					diags.Diagnostics = append(diags.Diagnostics, rules.DeadParts(p)...)
 					if werror {
@@ -68,6 +85,10 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				}
 				if asJSON {
 					r := checkJSON{Target: t, OK: p != nil && !diags.HasErrors(), Diagnostics: rules.DiagnosticsJSON(diags.Diagnostics)}
+					if inForce != nil {
+						j := inForce.JSON()
+						r.InForce = &j
+					}
 					if r.OK {
 						r.Policy, r.Params, r.Slots, r.Rules = p.Name, len(p.Params), len(p.Slots), len(p.Rules)
 					} else {

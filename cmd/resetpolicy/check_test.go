@@ -74,7 +74,7 @@ func marker(t *testing.T, path string) (int, string) {
 }
 
 func TestCheckBuiltins(t *testing.T) {
-	stdout, stderr, code := runCLI(t, "", "check")
+	stdout, stderr, code := runCLI(t, "", "check", "wipe_memory", "new_context", "autocompacter")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -33,8 +33,9 @@ Precedence, lowest first; a later source wins key by key, param by param:
   1. built-in defaults          policy wipe_memory, no overrides, no decision log
   2. user config file           $XDG_CONFIG_HOME/resetpolicy/config.yaml
                                 (or RESETPOLICY_CONFIG, or --config)
-  3. project, when trusted      .pi/resetpolicy.hcl (becomes the policy),
-                                then .pi/resetpolicy.yaml
+  3. project, when trusted      .pi/resetpolicy.hcl (becomes the policy;
+                                the values it sets win over the user
+                                config's), then .pi/resetpolicy.yaml
   4. environment                RESETPOLICY_POLICY, RESETPOLICY_DECISION_LOG,
                                 RESETPOLICY_PARAM_<NAME>
   5. flags                      --policy, --set NAME=VALUE, --decision-log
@@ -45,6 +46,8 @@ A config file is YAML with the keys policy, params and decision_log:
   params:
     warning_runway: 8192
   decision_log: ~/.local/state/resetpolicy/decisions.jsonl
+
+A value a higher source overrides is listed under the param as "shadows".
 
 The project is the current directory unless --project names one; it is read
 as trusted unless --untrusted shows what an untrusted session gets.`,
@@ -59,17 +62,18 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 			} else if info, err := os.Stat(project); err != nil || !info.IsDir() {
 				return usage("--project %s: no such directory", project)
 			}
-			s, err := settings.Load(settings.Options{ProjectDir: project, Trusted: !untrusted, Flags: cmd.Flags()})
+			r, err := settings.Resolve(settings.Options{ProjectDir: project, Trusted: !untrusted, Flags: cmd.Flags()})
 			if err != nil {
 				return failure("%v", err)
 			}
-			p, diags := s.LoadPolicy()
+			s, p, diags := r.Settings, r.Policy, r.Diagnostics
 			out := cmd.OutOrStdout()
 			if asJSON {
 				doc := map[string]any{"settings": s.Entries(), "files": s.Files}
 				if p != nil {
 					doc["policy"] = p.Name
 					doc["params"] = rpc.ParamsInForce(p)
+					doc["resolved"] = r.JSON()
 				}
 				if diags.HasErrors() {
 					doc["error"] = strings.TrimRight(diags.Error(), "\n")
@@ -84,13 +88,21 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 				}
 				return nil
 			}
+			inForce := map[string]string{}
+			for _, prm := range r.Params() {
+				inForce["params."+prm.Name] = prm.Origin
+			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, e := range s.Entries() {
 				val := e.Value
 				if val == "" {
 					val = "(none)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, val, e.Origin)
+				origin := e.Origin
+				if o, ok := inForce[e.Key]; ok && o != e.Origin {
+					origin += " (shadowed by " + o + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, val, origin)
 			}
 			tw.Flush()
 			if len(diags.Diagnostics) > 0 {
@@ -101,9 +113,11 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 			}
 			fmt.Fprintf(out, "\nparams in force (policy %s):\n", p.Name)
 			tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			for _, prm := range rpc.ParamsInForce(p) {
-				val, _ := json.Marshal(prm.Value)
-				fmt.Fprintf(tw, "  %s\t%s\t%s\n", prm.Name, val, prm.Origin)
+			for _, prm := range r.Params() {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", prm.Name, prm.Value, prm.Origin)
+				for _, sh := range prm.Shadowed {
+					fmt.Fprintf(tw, "  \t\tshadows %s=%s from %s\n", prm.Name, sh.Value, sh.Origin)
+				}
 			}
 			tw.Flush()
 			return nil

@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/resetpolicy/resetpolicy/engine"
@@ -21,6 +22,7 @@ func newEvalCmd(v *viper.Viper) *cobra.Command {
 		sets      []string
 		stateFile string
 		explain   bool
+		quiet     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "eval [--policy NAME|FILE] [--set PARAM=VALUE...] [--state FILE] [--explain]",
@@ -32,8 +34,11 @@ per event:
 {"event": NAME, "rules": [RULE...], "effects": [{"effect": NAME, ...}], "state": {...}}
 "rules" are the rules that fired, in order; "effects" what the host must do.
 
---policy is a built-in name or a policy file (default: wipe_memory, or the
-RESETPOLICY_POLICY environment variable). --state starts from a snapshot: a
+--policy is a built-in name or a policy file; without it eval runs the
+policy Pi runs in this directory (see 'resetpolicy config'): .pi/resetpolicy.hcl,
+.pi/resetpolicy.yaml, the user config, RESETPOLICY_POLICY and
+RESETPOLICY_PARAM_*, else wipe_memory. Which policy and params it used is
+printed on stderr as a "# policy …" line (-q leaves it out). --state starts from a snapshot: a
 JSON object of slots, or a line of earlier eval output. --explain adds
 "explain": every rule considered and why it did or did not fire.
 
@@ -48,21 +53,19 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 			if err != nil {
 				return err
 			}
-			name := v.GetString("policy")
-			if f := cmd.Flags().Lookup("policy"); f.Changed {
-				name = f.Value.String()
-			}
-			if err := checkPolicyArg(name); err != nil {
+			r, err := policyInForce(cmd, namedPolicy(cmd), "--policy", set)
+			if err != nil {
 				return err
 			}
-			p, diags := loadPolicy(name, set)
-			if diags.HasErrors() {
-				fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
-				return silent
+			if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+				return err
 			}
-			s := engine.New(p).NewSession()
+			s := engine.New(r.Policy).NewSession()
 			if stateFile != "" {
 				b, err := os.ReadFile(stateFile)
+				if errors.Is(err, fs.ErrNotExist) {
+					return usage("--state %s: no such file or directory", stateFile)
+				}
 				if err != nil {
 					return failure("--state: %v", err)
 				}
@@ -70,10 +73,15 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 					return failure("--state %s: %v", stateFile, err)
 				}
 			}
+			// stdout is the decision contract: the header goes to stderr.
+			if !quiet {
+				printHeader(cmd.ErrOrStderr(), r)
+			}
 			return evalStream(cmd.InOrStdin(), cmd.OutOrStdout(), s, explain)
 		},
 	}
-	cmd.Flags().String("policy", "wipe_memory", "built-in policy name or policy file")
+	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: the policy in force here, see 'resetpolicy config')")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not print the policy header on stderr")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	cmd.Flags().StringVar(&stateFile, "state", "", "start from this state snapshot (JSON)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "add every rule considered and why it did not fire")

@@ -25,7 +25,7 @@ func newGraphCmd(*viper.Viper) *cobra.Command {
 	var lim graph.Limits
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "graph POLICY [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
+		Use:   "graph [POLICY] [--slot NAME...] [--format dot|mermaid|svg|png] [-o FILE]",
 		Short: "Draw a policy's state diagram",
 		Long: `graph draws the state diagram of a policy from what the engine does: verify
 explores every reachable state and each decision it makes is drawn. Nodes are
@@ -41,11 +41,14 @@ restricted to the combinations verify reaches. svg and png are drawn in Go,
 with nothing to install; mermaid pastes into a README or an issue.
 
 Bounded: --max-states (the exploration), --max-nodes and --max-edges (each
-diagram) and --timeout; graph stops with a message naming the bound it hit.`,
+diagram) and --timeout; graph stops with a message naming the bound it hit.
+
+Without POLICY it draws the policy in force in this directory, as Pi runs it
+(see 'resetpolicy config'), and names it on stderr.`,
 		Example: `  resetpolicy graph wipe_memory --slot request --slot overflow --format svg -o wipe_memory.svg
   resetpolicy graph new_context --format mermaid`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) > 1 {
 				return usage("graph takes one policy, got %d", len(args))
 			}
 			return nil
@@ -60,10 +63,21 @@ diagram) and --timeout; graph stops with a message naming the bound it hit.`,
 			if err != nil {
 				return err
 			}
-			p, diags := loadPolicy(args[0], set)
-			if diags.HasErrors() || p == nil {
-				cmd.PrintErr(diags.Error())
-				return silent
+			named := ""
+			if len(args) == 1 {
+				named = args[0]
+			}
+			r, err := policyInForce(cmd, named, "argument", set)
+			if err != nil {
+				return err
+			}
+			if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+				return err
+			}
+			p := r.Policy
+			if named == "" {
+				// stdout is the diagram: the header goes to stderr.
+				printHeader(cmd.ErrOrStderr(), r)
 			}
 			for _, name := range slots {
 				if s, ok := p.Slot(name); !ok || !s.IsEnum() {

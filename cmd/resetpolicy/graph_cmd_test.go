@@ -30,7 +30,7 @@ func TestGraphCmd(t *testing.T) {
 	for _, args := range [][]string{
 		{"graph", "new_context", "--format", "gif"},
 		{"graph", "new_context", "--slot", "attempt_id"},
-		{"graph"},
+		{"graph", "a", "b"},
 	} {
 		if _, _, code := runCLI(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

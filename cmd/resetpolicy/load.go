@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +51,9 @@ func policyFiles(args []string, match func(string) bool) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		info, err := os.Stat(a)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usage("%s: no such file or directory", a)
+		}
 		if err != nil {
 			return nil, failure("%v", err)
 		}

@@ -38,8 +38,23 @@ func golden(t *testing.T, path, got string) {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// Commands resolve the policy in force from the user config and the
+	// environment too: the tests see neither the machine's config nor
+	// its RESETPOLICY_* variables.
+	cfg, err := os.MkdirTemp("", "resetpolicy-test-config")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", cfg)
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RESETPOLICY_") {
+			os.Unsetenv(name)
+		}
+	}
 	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
 		panic(err)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	os.RemoveAll(cfg)
+	os.Exit(code)
 }

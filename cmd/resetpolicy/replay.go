@@ -11,6 +11,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/sessionfile"
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -31,6 +32,11 @@ type replayFlags struct {
 	jobs           int
 	progress       string
 	piSettings     []string
+	// points keeps each request's context for a chart, and maxDecisions
+	// bounds the decisions kept per session (0: replay's default); set by
+	// report, which charts sessions, not by flags.
+	points       bool
+	maxDecisions int
 }
 
 func newReplayCmd(v *viper.Viper) *cobra.Command {
@@ -63,17 +69,10 @@ overlaid.`,
   resetpolicy replay sessions/ --json > replay.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			policy := v.GetString("policy")
-			if fl := cmd.Flags().Lookup("policy"); fl.Changed {
-				policy = fl.Value.String()
-			}
-			if policy == "" {
-				policy = "wipe_memory"
-			}
-			return runReplay(cmd, args, policy, f)
+			return runReplay(cmd, args, namedPolicy(cmd), f)
 		},
 	}
-	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: RESETPOLICY_POLICY, else wipe_memory)")
+	cmd.Flags().String("policy", "", "built-in policy name or policy file (default: the policy in force here, as Pi runs it; see 'resetpolicy config')")
 	cmd.Flags().StringVar(&f.plot, "plot", "", "draw context per turn with thresholds and decisions to FILE.svg or FILE.png")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "one JSON object per session (and setting) per line")
 	addReplayFlags(cmd, &f)
@@ -101,6 +100,8 @@ type setting struct {
 	policy   string
 	set      map[string]string
 	settings replay.Settings
+	// compared is the compared param's value, above --set.
+	compared map[string]string
 }
 
 func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting, error) {
@@ -166,7 +167,7 @@ func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting
 		case "auto_compaction":
 			s.settings.AutoCompaction, perr = strconv.ParseBool(val)
 		default:
-			s.set[key] = val
+			s.compared = map[string]string{key: val}
 		}
 		if perr != nil || n < 0 {
 			return nil, usage("--compare %s: %q is not a valid value", key, val)
@@ -180,20 +181,9 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
 		return usage("--plot %q: the file name must end in .svg or .png", f.plot)
 	}
-	settings, err := replaySettings(cmd, f, policy)
+	configs, labels, resolved, err := replayConfigs(cmd, f, policy, !f.asJSON)
 	if err != nil {
 		return err
-	}
-	var configs []replay.Config
-	var labels []string
-	for _, s := range settings {
-		p, diags := loadPolicy(s.policy, s.set)
-		if diags.HasErrors() {
-			fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
-			return silent
-		}
-		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: f.plot != ""})
-		labels = append(labels, s.label)
 	}
 	files, err := sessionfile.Walk(args)
 	if err != nil {
@@ -229,8 +219,11 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 				plots = append(plots, replay.PlotSession{Reports: res.Reports, Thresholds: replay.ThresholdsOf(configs, res.Reports)})
 			}
 			if f.asJSON {
-				for _, r := range res.Reports {
-					_ = enc.Encode(r)
+				for i, r := range res.Reports {
+					_ = enc.Encode(struct {
+						*replay.Report
+						Policy settings.ResolvedJSON `json:"policy_in_force"`
+					}{r, resolved[i]})
 				}
 				return
 			}
@@ -260,6 +253,44 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 		return silent
 	}
 	return nil
+}
+
+// replayConfigs resolves the policy of every compared setting, as the
+// policy in force or the one named, and makes one replay configuration of
+// each; header prints each resolution's header line on stdout.
+func replayConfigs(cmd *cobra.Command, f replayFlags, policy string, header bool) ([]replay.Config, []string, []settings.ResolvedJSON, error) {
+	points, maxDecisions := f.plot != "" || f.points, f.maxDecisions
+	settingsList, err := replaySettings(cmd, f, policy)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var configs []replay.Config
+	var labels []string
+	var resolved []settings.ResolvedJSON
+	for _, s := range settingsList {
+		where := "--policy"
+		if s.policy != policy {
+			where = "--compare"
+		}
+		r, err := policyInForceWith(cmd, s.policy, where, s.set, s.compared, "--compare")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+			return nil, nil, nil, err
+		}
+		if header {
+			printHeader(cmd.OutOrStdout(), r)
+		}
+		resolved = append(resolved, r.JSON())
+		p := r.Policy
+		if s.label == "" {
+			s.label = p.Name
+		}
+		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: points, MaxDecisions: maxDecisions})
+		labels = append(labels, s.label)
+	}
+	return configs, labels, resolved, nil
 }
 
 // readBounded reads a file of at most max bytes.

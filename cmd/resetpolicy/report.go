@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
-	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/engine/graph"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/host/render"
@@ -68,9 +67,11 @@ test --json and replay --json. The page holds every session in its list but
 charts only the 24 most telling (those that reset, then those that came
 closest to the window), within a byte budget.
 
-With no POLICY the policy in force here is reported: as for the other
-commands, RESETPOLICY_POLICY, else wipe_memory. Test files: a built-in's own;
-for a file, the *.test.hcl files beside it that name it.`,
+With no POLICY it reports the policy in force in this directory, as Pi runs
+it (the project's .pi/ files, the user config, RESETPOLICY_*, --set; see
+'resetpolicy config'), and the header says which file and values it used.
+Test files: a built-in's own; for a file, the *.test.hcl files beside it
+that name it.`,
 		Example: `  resetpolicy report wipe_memory --sessions ~/.pi/agent/sessions -o report.html
   resetpolicy report .pi/resetpolicy.hcl --sessions sessions/ --compare warning_runway=8192,20000`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -80,12 +81,9 @@ for a file, the *.test.hcl files beside it that name it.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			policy := v.GetString("policy")
+			policy := ""
 			if len(args) == 1 {
 				policy = args[0]
-			}
-			if policy == "" {
-				policy = "wipe_memory"
 			}
 			if !strings.HasSuffix(outFile, ".html") && !strings.HasSuffix(outFile, ".htm") {
 				return usage("-o %q: the file name must end in .html", outFile)
@@ -105,10 +103,19 @@ func runReport(cmd *cobra.Command, policy string, sessions []string, outFile str
 	if err != nil {
 		return err
 	}
-	p, diags := loadPolicy(policy, set)
-	if diags.HasErrors() || p == nil {
-		cmd.PrintErr(diags.Error())
-		return silent
+	r, err := policyInForce(cmd, policy, "argument", set)
+	if err != nil {
+		return err
+	}
+	if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+		return err
+	}
+	p := r.Policy
+	// source names the policy as verify and the test finder take it: the
+	// file, or the built-in's name.
+	source := r.Source()
+	if source == "builtin" {
+		source = p.Name
 	}
 	doc := &report.Doc{Header: report.Header{
 		Generated: time.Now().UTC().Format(time.RFC3339),
@@ -116,18 +123,23 @@ func runReport(cmd *cobra.Command, policy string, sessions []string, outFile str
 		Command:   append([]string{"resetpolicy"}, os.Args[1:]...),
 	}}
 	doc.Policy = policySection(p)
+	if b, err := json.Marshal(r.JSON()); err == nil {
+		doc.Policy.InForce = b
+	}
+	doc.Header.InForce = r.Header()
 	doc.Header.Inputs = append(doc.Header.Inputs, doc.Policy.Sources...)
 	doc.Diagrams = diagrams(p)
 	if withVerify {
 		start := time.Now()
-		r := verify.Check(p, verify.Options{})
-		if b, err := json.Marshal(verifyJSON(r, policy, time.Since(start))); err == nil {
+		w := verifyJSON(verify.Check(p, verify.Options{}), source, 0)
+		w.Seconds = time.Since(start).Seconds()
+		if b, err := json.Marshal(w); err == nil {
 			doc.Verify = b
 		}
 	} else {
 		doc.VerifyError = "verify was left out (--no-verify)."
 	}
-	inputs, err := reportTests(policy, p)
+	inputs, err := reportTests(source, p)
 	if err != nil {
 		return err
 	}
@@ -323,20 +335,10 @@ func reportTests(policy string, p *rules.Policy) ([]testInput, error) {
 // reportReplay replays the sessions under every compared setting, as
 // `replay` does, and gathers the section as the sessions come.
 func reportReplay(cmd *cobra.Command, policy string, paths []string, f replayFlags) (*report.ReplaySection, error) {
-	settings, err := replaySettings(cmd, f, policy)
+	f.points, f.maxDecisions = true, reportDecisions
+	configs, labels, _, err := replayConfigs(cmd, f, policy, false)
 	if err != nil {
 		return nil, err
-	}
-	var configs []replay.Config
-	var labels []string
-	for _, s := range settings {
-		p, diags := loadPolicy(s.policy, s.set)
-		if diags.HasErrors() {
-			fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
-			return nil, silent
-		}
-		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: true, MaxDecisions: reportDecisions})
-		labels = append(labels, s.label)
 	}
 	files, err := sessionfile.Walk(paths)
 	if err != nil {

@@ -220,3 +220,26 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// With no policy named, report makes the page of the policy in force in
+// the directory, as Pi runs it, and its header and params say so.
+func TestReportThePolicyInForce(t *testing.T) {
+	project(t)
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := runCLI(t, "", "report", "--no-verify", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, doc := pageData(t, out)
+	inForce := doc["header"].(map[string]any)["in_force"].(string)
+	for _, want := range []string{".pi/resetpolicy.hcl [project policy]", "warning_runway=20000 (", "shadowed: warning_runway=9000 (user config "} {
+		if !strings.Contains(inForce, want) {
+			t.Errorf("header's policy in force lacks %q: %s", want, inForce)
+		}
+	}
+	for _, p := range doc["policy"].(map[string]any)["summary"].(map[string]any)["params"].([]any) {
+		p := p.(map[string]any)
+		if p["name"] == "warning_runway" && (p["value"].(float64) != 20000 || !strings.Contains(p["origin"].(string), "resetpolicy.hcl")) {
+			t.Errorf("warning_runway in the page: %v from %v, want the project's 20000", p["value"], p["origin"])
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -28,7 +29,7 @@ func checkPolicyArg(arg string) error {
 		}
 		return usage("%q is neither a file nor a built-in policy%s (built-ins: %s)", arg, lang.Suggest(arg, policies.Names()), strings.Join(policies.Names(), ", "))
 	}
-	return usage("%s: no such file", arg)
+	return usage("%s: no such file or directory", arg)
 }
 
 // readFile reads a file named on the command line; a missing one is a
@@ -129,4 +130,6 @@ type checkJSON struct {
 	Slots       int                    `json:"slots"`
 	Rules       int                    `json:"rules"`
 	Diagnostics []rules.DiagnosticJSON `json:"diagnostics"`
+	// InForce is the resolution, when check ran the policy in force.
+	InForce *settings.ResolvedJSON `json:"policy_in_force,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/scenario"
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/host/sim"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
@@ -41,8 +42,11 @@ With no arguments it runs the built-in scenario on wipe_memory: a budget
 reminder, the close-out warning, the agent's wipe_memory call, and a reset
 that continues in a fresh window.
 
---policy is a built-in name or a policy file; without it the scenario's
-policy is used, else RESETPOLICY_POLICY, else wipe_memory. --set overrides a
+--policy is a built-in name or a policy file; without it a --scenario file's
+policy line is used, else the policy in force in this directory as Pi runs
+it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
+RESETPOLICY_POLICY and RESETPOLICY_PARAM_*; see 'resetpolicy config'), else
+wipe_memory. The first line says which policy and params ran. --set overrides a
 param after the scenario's own overrides. --out writes the session as Pi JSONL.
 --plot draws context per turn with the policy's thresholds and decisions, as
 replay --plot does.`,
@@ -88,17 +92,31 @@ replay --plot does.`,
 				fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(sources, diags))
 				return silent
 			}
-			name := ""
-			if f := cmd.Flags().Lookup("policy"); f.Changed {
-				name = f.Value.String()
-			} else if sc.Policy == "" {
-				name = v.GetString("policy")
+			// The policy: --policy, else the scenario file's policy line,
+			// else (the built-in scenario, or a scenario naming none) the
+			// policy in force here, as Pi would run it.
+			var r *settings.Resolved
+			if name := namedPolicy(cmd); name != "" || scenarioFile != "" && sc.Policy != "" {
+				p, pdiags := sim.LoadPolicy(sim.PolicyName(name, sc), sc, set)
+				if pdiags.HasErrors() {
+					fmt.Fprint(cmd.ErrOrStderr(), pdiags.Error())
+					return silent
+				}
+				where := "--policy"
+				if name == "" {
+					where = "scenario " + sc.File
+				}
+				r = settings.Describe(sim.PolicyName(name, sc), where, set, p)
+			} else {
+				if r, err = policyInForce(cmd, "", "", set); err != nil {
+					return err
+				}
+				if err := loadFailed(cmd.ErrOrStderr(), r); err != nil {
+					return err
+				}
 			}
-			p, pdiags := sim.LoadPolicy(sim.PolicyName(name, sc), sc, set)
-			if pdiags.HasErrors() {
-				fmt.Fprint(cmd.ErrOrStderr(), pdiags.Error())
-				return silent
-			}
+			p := r.Policy
+			printHeader(cmd.OutOrStdout(), r)
 			res, runErr := sim.Run(p, sc, sim.Options{})
 			if err := sim.WriteTimelineLayout(cmd.OutOrStdout(), res, sim.Layout{Wide: wide}); err != nil {
 				return failure("%v", err)

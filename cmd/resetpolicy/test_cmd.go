@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -50,13 +50,13 @@ invalid, 2 for a usage error.`,
   resetpolicy test -run 'wipe_memory.test.hcl/story' -v policies/
   resetpolicy test --coverage --junit report.xml .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var filter *regexp.Regexp
+			var filter *testrun.RunPattern
 			if runExpr != "" {
-				re, err := regexp.Compile(runExpr)
+				p, err := testrun.ParseRun(runExpr)
 				if err != nil {
-					return usage("-run %q: %v", runExpr, err)
+					return usage("-run %v", err)
 				}
-				filter = re
+				filter = p
 			}
 			inputs, err := findTestInputs(args)
 			if err != nil {
@@ -93,7 +93,7 @@ invalid, 2 for a usage error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&runExpr, "run", "", "run only the runs whose name FILE/RUN matches this regular expression (FILE is the test file's base name)")
+	cmd.Flags().StringVar(&runExpr, "run", "", "run only the runs selected as go test selects: FILE/RUN, each part an unanchored regular expression for its level (FILE is the test file's base name; -run /overflow: every run whose name contains overflow)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the runs that passed")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "report per policy the share of rules fired and every rule no run fired")
 	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
@@ -120,6 +120,9 @@ func findTestInputs(paths []string) ([]testInput, error) {
 	seen := map[string]bool{}
 	for _, p := range paths {
 		info, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usage("%s: no such file or directory", p)
+		}
 		if err != nil {
 			return nil, usage("%v", err)
 		}
@@ -181,10 +184,10 @@ func builtinTestInputs(found []testInput) []testInput {
 
 // runTests decodes and runs every input; diagnostics that are only
 // warnings go to warn.
-func runTests(inputs []testInput, filter *regexp.Regexp, warn io.Writer) *testrun.Report {
+func runTests(inputs []testInput, filter *testrun.RunPattern, warn io.Writer) *testrun.Report {
 	opts := []testrun.Option{testrun.BaseTests(policies.TestSource)}
 	if filter != nil {
-		opts = append(opts, testrun.Filter(filter))
+		opts = append(opts, testrun.FilterRuns(filter))
 	}
 	runner := testrun.New(loadTestPolicy, opts...)
 	for _, in := range inputs {

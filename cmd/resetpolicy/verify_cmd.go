@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/verify"
-	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/testfile"
 	"github.com/spf13/cobra"
@@ -34,7 +34,9 @@ window, the clock moves forward).
 A failure prints its shortest counterexample as eval input (one {"event": …}
 per line) and as a run block for a *.test.hcl file.
 
-With no arguments it verifies every built-in policy.
+With no arguments it verifies the policy in force in this directory, as Pi
+runs it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
+RESETPOLICY_*, --set; see 'resetpolicy config'), and says which it used.
 Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 		Example: `  resetpolicy verify wipe_memory
   resetpolicy verify .pi/resetpolicy.hcl --set warning_runway=8192
@@ -47,8 +49,18 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 			if err != nil {
 				return err
 			}
+			var inForce *settings.Resolved
 			if len(args) == 0 {
-				args = policies.Names()
+				// The policy in force here, as Pi runs it.
+				if inForce, err = policyInForce(cmd, "", "", set); err != nil {
+					return err
+				}
+				if err := loadFailed(cmd.ErrOrStderr(), inForce); err != nil {
+					return err
+				}
+				if !asJSON {
+					printHeader(cmd.OutOrStdout(), inForce)
+				}
 			}
 			var targets []string
 			for _, a := range args {
@@ -62,7 +74,7 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 				}
 				targets = append(targets, files...)
 			}
-			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, depth, asJSON)
+			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, depth, asJSON, inForce)
 			if bad > 0 {
 				return failure("%d of %d policies failed verification", bad, len(targets))
 			}
@@ -77,10 +89,20 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 
 // verifyTargets verifies each policy and prints the results; it returns
 // how many failed (to load or to verify).
-func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, depth int, asJSON bool) int {
+// inForce, when set, is the one policy to verify instead of targets.
+func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, depth int, asJSON bool, inForce *settings.Resolved) int {
 	bad := 0
+	var in *settings.ResolvedJSON
+	if inForce != nil {
+		targets = []string{inForce.Source()}
+		j := inForce.JSON()
+		in = &j
+	}
 	for _, t := range targets {
 		p, diags := loadPolicy(t, set)
+		if inForce != nil {
+			p, diags = inForce.Policy, inForce.Diagnostics
+		}
 		if diags.HasErrors() || p == nil {
 			bad++
 			fmt.Fprint(errw, diags.Error())
@@ -93,7 +115,9 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			bad++
 		}
 		if asJSON {
-			b, _ := json.Marshal(verifyJSON(r, t, elapsed))
+			w := verifyJSON(r, t, elapsed)
+			w.InForce = in
+			b, _ := json.Marshal(w)
 			fmt.Fprintln(out, string(b))
 			continue
 		}
@@ -142,10 +166,11 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 // and each counterexample as eval lines and a run block.
 type verifyJSONResult struct {
 	*verify.Result
-	Source     string            `json:"source"`
-	Seconds    float64           `json:"seconds"`
-	EvalInputs map[string]string `json:"eval_inputs,omitempty"`
-	RunBlocks  map[string]string `json:"run_blocks,omitempty"`
+	InForce    *settings.ResolvedJSON `json:"policy_in_force,omitempty"`
+	Source     string                 `json:"source"`
+	Seconds    float64                `json:"seconds"`
+	EvalInputs map[string]string      `json:"eval_inputs,omitempty"`
+	RunBlocks  map[string]string      `json:"run_blocks,omitempty"`
 }
 
 func verifyJSON(r *verify.Result, source string, elapsed time.Duration) verifyJSONResult {

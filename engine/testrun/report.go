@@ -87,6 +87,9 @@ type policyRules struct {
 	origin    map[string]rules.Origin
 	baseTests string
 	inherited map[string]bool
+	// retuned are the inherited rules the built-in's runs fired but that
+	// read params this policy changes, with those params.
+	retuned map[string][]string
 }
 
 // addPolicy registers a policy for coverage; it reports whether the
@@ -162,6 +165,9 @@ type ComposedCoverage struct {
 	Inherited int `json:"inherited"`
 	// Origins gives, per rule, "inherited", "replaced" or "added".
 	Origins map[string]rules.Origin `json:"origins"`
+	// Retuned lists, per inherited rule the built-in's runs fired without
+	// it counting here, the params it reads that this policy changes.
+	Retuned map[string][]string `json:"retuned,omitempty"`
 }
 
 // Share is Fired/Rules, 1 for a policy without rules.
@@ -179,7 +185,7 @@ func (rep *Report) Coverage() []Coverage {
 	for _, pr := range rep.policies {
 		c := Coverage{Policy: pr.key, Name: pr.name, Rules: len(pr.rules)}
 		if pr.origin != nil {
-			c.Composed = &ComposedCoverage{Base: pr.name, BaseTests: pr.baseTests, Origins: pr.origin}
+			c.Composed = &ComposedCoverage{Base: pr.name, BaseTests: pr.baseTests, Origins: pr.origin, Retuned: pr.retuned}
 		}
 		for _, r := range pr.rules {
 			switch {
@@ -232,6 +238,10 @@ func (rep *Report) WriteText(w io.Writer, opt TextOptions) error {
 			}
 			for _, u := range c.Unfired {
 				if c.Composed != nil {
+					if ps := c.Composed.Retuned[u]; len(ps) > 0 {
+						fmt.Fprintf(bw, "    not fired: %s (%s; the built-in's runs fired it with other values of %s)\n", u, c.Composed.Origins[u], strings.Join(ps, ", "))
+						continue
+					}
 					fmt.Fprintf(bw, "    not fired: %s (%s)\n", u, c.Composed.Origins[u])
 					continue
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/testfile"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Loader loads the policy a test file names (testfile.File.Policy: a
@@ -39,6 +40,7 @@ func BaseTests(find func(builtin string) (rules.Source, bool)) Option {
 type Runner struct {
 	load      Loader
 	filter    *regexp.Regexp
+	pattern   *RunPattern
 	report    *Report
 	loaded    map[string]*loaded
 	baseTests func(string) (rules.Source, bool)
@@ -82,7 +84,7 @@ func (r *Runner) Invalid(filename string, diags hcl.Diagnostics, sources map[str
 func (r *Runner) RunFile(f *testfile.File) {
 	for _, run := range f.Runs {
 		name := f.BaseName() + "/" + run.Name
-		if r.filter != nil && !r.filter.MatchString(name) {
+		if r.filter != nil && !r.filter.MatchString(name) || r.pattern != nil && !r.pattern.Match(f.BaseName(), run.Name) {
 			continue
 		}
 		r.report.Results = append(r.report.Results, r.runOne(f, run))
@@ -147,10 +149,33 @@ func (r *Runner) inherit(pr *policyRules, p *rules.Policy) {
 	pr.baseTests = src.Name
 	pr.inherited = map[string]bool{}
 	for _, rule := range p.Rules {
-		if fired[rule.Name] && c.RuleOrigin(rule) == rules.Inherited {
-			pr.inherited[rule.Name] = true
+		if !fired[rule.Name] || c.RuleOrigin(rule) != rules.Inherited {
+			continue
+		}
+		if changed := changedParams(p, rule); len(changed) > 0 {
+			if pr.retuned == nil {
+				pr.retuned = map[string][]string{}
+			}
+			pr.retuned[rule.Name] = changed
+			continue
+		}
+		pr.inherited[rule.Name] = true
+	}
+}
+
+// changedParams lists the params an inherited rule reads whose value is
+// not the built-in's default: the built-in's runs tested the rule with the
+// defaults and say nothing of it under other values (a warning_runway the
+// team changed moves the threshold those runs crossed).
+func changedParams(p *rules.Policy, r *rules.Rule) []string {
+	var out []string
+	for _, name := range rules.ParamReads(p, r) {
+		x, ok := p.Param(name)
+		if !ok || x.Value == cty.NilVal || x.Default == cty.NilVal || !x.Value.RawEquals(x.Default) {
+			out = append(out, name)
 		}
 	}
+	return out
 }
 
 func (r *Runner) runOne(f *testfile.File, run *testfile.Run) *Result {
@@ -197,6 +222,10 @@ func (r *Runner) runOne(f *testfile.File, run *testfile.Run) *Result {
 		lines = append(lines, "condition: "+oneLine(a.Condition))
 		if err != nil {
 			lines = append(lines, "error: "+exprMessage(err))
+		}
+		// What the condition read, as --explain shows a guard's.
+		for _, r := range a.Reads(env) {
+			lines = append(lines, "  "+r)
 		}
 		res.fail(&Failure{Where: fmt.Sprintf("assert %d", i+1), Pos: a.ConditionRange.Ptr(),
 			Text: strings.Join(lines, "\n")})

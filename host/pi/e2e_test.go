@@ -3,7 +3,9 @@ package pi
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,28 +24,60 @@ var minNode = [3]int{22, 19, 0}
 // missing one fails the test; otherwise it is skipped with the reason.
 func prerequisites(t *testing.T) (node, wd string) {
 	t.Helper()
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...) + " (host/pi/ci-install.sh installs Node 22 and the packages)"
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, why := missing(wd)
+	if why != "" {
+		msg := why + " (host/pi/ci-install.sh installs Node 22 and the packages)"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, why := findNode(filepath.Clean(filepath.Join(wd, "..", "..")))
+	return node, wd
+}
+
+// missing finds Node and the installed packages for the package in wd,
+// or says what is missing.
+func missing(wd string) (node, why string) {
+	node, reason := findNode(filepath.Clean(filepath.Join(wd, "..", "..")))
 	if node == "" {
-		unavailable("no Node %d.%d or later: %s", minNode[0], minNode[1], why)
+		return "", fmt.Sprintf("no Node %d.%d or later: %s", minNode[0], minNode[1], reason)
 	}
 	for _, p := range []string{"@earendil-works/pi-coding-agent/package.json", "typescript/bin/tsc"} {
 		if _, err := os.Stat(filepath.Join(wd, "node_modules", filepath.FromSlash(p))); err != nil {
-			unavailable("host/pi/node_modules is not installed (npm ci in host/pi)")
+			return "", "host/pi/node_modules is not installed (npm ci in host/pi)"
 		}
 	}
-	return node, wd
+	return node, ""
+}
+
+// skippedLine is the one line a run without Node prints.
+func skippedLine(why string) string {
+	return "host/pi: the Pi end-to-end tests were SKIPPED: " + why +
+		". To run them: bash host/pi/ci-install.sh (Node 22 and Pi's packages, into .node/ and host/pi/node_modules), then go test ./host/pi/; RESETPOLICY_NODE may name another Node 22.19+."
+}
+
+// TestMain says, in one line the user sees, that the end-to-end tests
+// were skipped. go test keeps a passing package's output to itself (only
+// "ok host/pi" shows), so the line goes to the terminal, /dev/tty, when
+// there is one, and to stderr (seen with -v) otherwise.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if wd, err := os.Getwd(); err == nil && os.Getenv("CI") != "true" && !testing.Short() {
+		if _, why := missing(wd); why != "" {
+			var w io.Writer = os.Stderr
+			if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+				defer tty.Close()
+				w = tty
+			}
+			fmt.Fprintln(w, skippedLine(why))
+		}
+	}
+	os.Exit(code)
 }
 
 // TestPiEndToEnd runs the node:test suite in test/ against Pi's real agent
@@ -64,7 +98,9 @@ func TestPiEndToEnd(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Ten minutes: the suite packs the package, installs it with Pi and
+	// builds the engine from its sources once (test/install.test.ts).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-timeout=120000", "--test-reporter=spec", "test/*.test.ts")
 	cmd.Dir = wd
@@ -78,7 +114,7 @@ func TestPiEndToEnd(t *testing.T) {
 	start := time.Now()
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("the Pi suite did not finish within 5 minutes:\n%s", out.String())
+		t.Fatalf("the Pi suite did not finish within 10 minutes:\n%s", out.String())
 	}
 	if err != nil {
 		t.Fatalf("node --test failed (%v):\n%s", err, out.String())
@@ -160,6 +196,20 @@ func atLeast(v, min [3]int) bool {
 		}
 	}
 	return true
+}
+
+// Without Node the line names what is missing and how to get it.
+func TestSkippedLine(t *testing.T) {
+	_, why := missing(t.TempDir())
+	if why == "" {
+		t.Fatal("an empty directory has everything")
+	}
+	line := skippedLine(why)
+	for _, want := range []string{"SKIPPED", "node_modules is not installed", "bash host/pi/ci-install.sh", "go test ./host/pi/"} {
+		if !strings.Contains(line, want) && !(want == "node_modules is not installed" && strings.Contains(line, "no Node")) {
+			t.Errorf("line lacks %q: %s", want, line)
+		}
+	}
 }
 
 func TestAtLeast(t *testing.T) {

@@ -35,13 +35,20 @@ type Header struct {
 	Version   string   `json:"version"`   // as `resetpolicy version` prints it
 	Command   []string `json:"command"`   // the arguments the page was made with
 	Inputs    []string `json:"inputs"`    // policy and test files, session paths
+	// InForce is the resolution's header line: which policy file and which
+	// param values, with their origins, the page was made with.
+	InForce string `json:"in_force"`
 }
 
 // PolicySection is the policy: what `policies --json` prints for it
 // (name, files, params with values and origins, rules with their origin in
 // a composed policy) and what the model and the user see of it.
 type PolicySection struct {
-	Summary  json.RawMessage `json:"summary"`
+	Summary json.RawMessage `json:"summary"`
+	// InForce is the resolution as the CLI's --json prints it
+	// (policy_in_force): the source, and each param's origin and the
+	// user values the project shadows.
+	InForce  json.RawMessage `json:"in_force,omitempty"`
 	Sources  []string        `json:"sources"`
 	Uses     string          `json:"uses,omitempty"`
 	Disabled []string        `json:"disabled,omitempty"`

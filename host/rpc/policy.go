@@ -88,6 +88,10 @@ type Param struct {
 	Default     any    `json:"default"`
 	Origin      string `json:"origin"`
 	Description string `json:"description"`
+	// Shadowed are settings for this param that do not apply because a
+	// higher source sets it: a user config value under the project's
+	// policy file.
+	Shadowed []settings.ShadowedValue `json:"shadowed,omitempty"`
 }
 
 // Diagnostic is one load problem.
@@ -237,6 +241,9 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 	if s.cur != nil {
 		res.Policy = s.cur.desc
 		res.Surface = surface(s.cur.pol)
+		if s.cur.set != nil {
+			addShadows(res.Surface.Params, &settings.Resolved{Settings: s.cur.set, Policy: s.cur.pol})
+		}
 		res.Texts = BoundaryTexts{Boot: s.message("boot", DefaultBootText), Continuation: s.message("continuation", DefaultContinuationText)}
 	}
 	if s.dlog != nil {
@@ -303,6 +310,15 @@ func ParamsInForce(p *rules.Policy) []Param {
 		})
 	}
 	return out
+}
+
+// addShadows marks the params whose settings another source overrides.
+func addShadows(params []Param, r *settings.Resolved) {
+	for i, ps := range r.Params() {
+		if i < len(params) && params[i].Name == ps.Name {
+			params[i].Shadowed = ps.Shadowed
+		}
+	}
 }
 
 // ctyToJSON turns a param value into a JSON value.

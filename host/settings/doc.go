@@ -11,7 +11,9 @@
 //  2. the user config file, $XDG_CONFIG_HOME/resetpolicy/config.yaml
 //     (os.UserConfigDir), or the file named by RESETPOLICY_CONFIG or --config;
 //  3. the project, only when the host says it is trusted: the project
-//     policy file .pi/resetpolicy.hcl (it becomes the policy), then the
+//     policy file .pi/resetpolicy.hcl (it becomes the policy, and the
+//     values it sets win over the user config's: a user param yields to
+//     the project file's value and is reported as shadowed), then the
 //     project config file .pi/resetpolicy.yaml;
 //  4. the environment: RESETPOLICY_POLICY, RESETPOLICY_DECISION_LOG and
 //     RESETPOLICY_PARAM_<NAME> (RESETPOLICY_PARAM_WARNING_RUNWAY=8192);
@@ -23,6 +25,13 @@
 //	params:
 //	  warning_runway: 8192
 //	decision_log: ~/.local/state/resetpolicy/decisions.jsonl
+//
+// # One resolution
+//
+// Resolve is the resolution the stdio server's initialize and every
+// command that takes a policy share: Load, then LoadPolicy, and the
+// origin of each param in force with the settings it shadows (Params,
+// Header, JSON). Named is a policy a command was given explicitly.
 //
 // # Where paths may lead
 //

@@ -65,6 +65,11 @@ type Origin struct {
 	Where string
 }
 
+// String names the layer: "user config", "project policy", "env".
+func (l Layer) String() string {
+	return strings.TrimSpace(Origin{Layer: l}.String())
+}
+
 func (o Origin) String() string {
 	switch o.Layer {
 	case LayerUser:
@@ -76,6 +81,9 @@ func (o Origin) String() string {
 	case LayerEnv:
 		return "env " + o.Where
 	case LayerFlag:
+		if !strings.HasPrefix(o.Where, "-") {
+			return o.Where // "scenario FILE", "argument"
+		}
 		return "flag " + o.Where
 	}
 	return "default"
@@ -93,6 +101,10 @@ type Settings struct {
 	Policy Value
 	// Params are param overrides as text, by param name.
 	Params map[string]Value
+	// Shadowed are the param values a higher layer replaced, by param
+	// name, lowest first: a user config value the project config or the
+	// environment overrides.
+	Shadowed map[string][]Value
 	// DecisionLog is the decision log path; empty when there is none.
 	DecisionLog Value
 	// Files lists the config and policy files that were read, in order.
@@ -120,6 +132,10 @@ type Options struct {
 	// os.UserHomeDir for "~/" in paths.
 	UserConfigDir string
 	Home          string
+	// Set are param values above every other source, with SetOrigin as
+	// their origin: replay's --compare values.
+	Set       map[string]string
+	SetOrigin string
 }
 
 // Flag names AddFlags defines.
@@ -165,6 +181,7 @@ func Load(o Options) (*Settings, error) {
 	s := &Settings{
 		Policy:     Value{Text: DefaultPolicy},
 		Params:     map[string]Value{},
+		Shadowed:   map[string][]Value{},
 		ProjectDir: o.ProjectDir,
 		Trusted:    o.Trusted,
 	}
@@ -224,7 +241,7 @@ func Load(o Options) (*Settings, error) {
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
 		if ok && strings.HasPrefix(name, EnvParamPrefix) && len(name) > len(EnvParamPrefix) {
-			s.Params[strings.ToLower(name[len(EnvParamPrefix):])] = Value{Text: val, Origin: Origin{LayerEnv, name}}
+			s.setParam(strings.ToLower(name[len(EnvParamPrefix):]), Value{Text: val, Origin: Origin{LayerEnv, name}})
 		}
 	}
 
@@ -247,14 +264,38 @@ func Load(o Options) (*Settings, error) {
 				if !ok || name == "" {
 					return nil, fmt.Errorf("--set %q: want PARAM=VALUE", p)
 				}
-				s.Params[name] = Value{Text: val, Origin: Origin{LayerFlag, "--set"}}
+				s.setParam(name, Value{Text: val, Origin: Origin{LayerFlag, "--set"}})
 			}
 		}
+	}
+	names := make([]string, 0, len(o.Set))
+	for n := range o.Set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s.setParam(n, Value{Text: o.Set[n], Origin: Origin{LayerFlag, o.SetOrigin}})
 	}
 	if s.Policy.Text == "" {
 		return nil, errors.New("policy: empty setting")
 	}
 	return s, nil
+}
+
+// setParam sets a param override, keeping a replaced value of a lower
+// layer as shadowed.
+func (s *Settings) setParam(name string, v Value) {
+	if old, ok := s.Params[name]; ok && old.Origin.Layer < v.Origin.Layer {
+		s.Shadowed[name] = append(s.Shadowed[name], old)
+	}
+	s.Params[name] = v
+}
+
+// ProjectPolicy reports whether the policy in force is the project's own
+// file: .pi/resetpolicy.hcl, or a file the project config names.
+func (s *Settings) ProjectPolicy() bool {
+	l := s.Policy.Origin.Layer
+	return (l == LayerProjectPolicy || l == LayerProject) && !IsBuiltinName(s.Policy.Text)
 }
 
 // readConfig merges one config file into s. A missing optional file is
@@ -350,7 +391,7 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 				if err != nil {
 					return fmt.Errorf("config %s: params.%s: %w", path, n, err)
 				}
-				s.Params[n] = Value{Text: t, Origin: origin}
+				s.setParam(n, Value{Text: t, Origin: origin})
 			}
 		default:
 			return fmt.Errorf("config %s: unknown key %q (known: %s, %s, %s)", path, k, KeyPolicy, KeyParams, KeyDecisionLog)
@@ -501,8 +542,10 @@ func (s *Settings) Overrides() []rules.Override {
 	out := make([]rules.Override, 0, len(names))
 	for _, n := range names {
 		v := s.Params[n]
-		// A user-level param applies to the policies that declare it.
-		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String(), Scoped: v.Origin.Layer == LayerUser})
+		// A user-level param applies to the policies that declare it, and
+		// gives way to a value the project's policy file sets.
+		user := v.Origin.Layer == LayerUser
+		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String(), Scoped: user, Yield: user && s.ProjectPolicy()})
 	}
 	return out
 }

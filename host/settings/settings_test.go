@@ -281,3 +281,86 @@ func TestSaveAndClearParam(t *testing.T) {
 		t.Errorf("saving into a project without a config: %v", err)
 	}
 }
+
+// The project's policy file wins over the user config param by param
+// (issue: a personal warning_runway overrode the team's); a param the
+// project file leaves alone takes the user's value, and the user's lost
+// value is reported as shadowed. A policy the user config itself names
+// takes the user's values.
+const fullPolicy = `policy "team" {
+  description = "x"
+}
+
+param "warning_runway" {
+  type        = number
+  default     = 5000
+  description = "x"
+}
+
+group "g" {
+  rule "r" {
+    on   = "request"
+    when = "event.tokens > param.warning_runway"
+    effect "notify" {
+      level = "info"
+      text  = "\"x\""
+    }
+  }
+}
+`
+
+func TestProjectPolicyWinsOverUserParams(t *testing.T) {
+	tests := []struct {
+		name       string
+		fix        fixture
+		runway     string // want: value and origin start
+		origin     string
+		shadowed   int
+		reminder   string
+		reminderOr string
+	}{
+		{"use block over user", fixture{
+			user:       "params:\n  warning_runway: 9000\n  reminder_margin: 30000\n",
+			projectHCL: "use \"wipe_memory\" {\n  warning_runway = 20000\n}\n",
+		}, "20000", "/", 1, "30000", "user config"},
+		{"project config over user", fixture{
+			user:        "params:\n  warning_runway: 9000\n",
+			projectYAML: "params:\n  warning_runway: 7000\n",
+		}, "7000", "project config", 1, "24576", "default"},
+		{"user alone", fixture{user: "params:\n  warning_runway: 9000\n"}, "9000", "user config", 0, "24576", "default"},
+		// A project's own full policy declares its values: the user's yield.
+		{"full project policy over user", fixture{
+			user:       "params:\n  warning_runway: 9000\n",
+			projectHCL: fullPolicy,
+		}, "5000", "default", 1, "", ""},
+		// A policy the user config names takes the user's values.
+		{"user's own policy", fixture{user: "policy: wipe_memory\nparams:\n  warning_runway: 9000\n"}, "9000", "user config", 0, "24576", "default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			userDir, proj := setup(t, tt.fix)
+			r, err := Resolve(Options{ProjectDir: proj, Trusted: true, UserConfigDir: userDir, Environ: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Policy == nil {
+				t.Fatal(r.Diagnostics.Error())
+			}
+			for _, ps := range r.Params() {
+				switch ps.Name {
+				case "warning_runway":
+					if string(ps.Value) != tt.runway || !strings.HasPrefix(ps.Origin, tt.origin) || len(ps.Shadowed) != tt.shadowed {
+						t.Errorf("warning_runway = %s (%s), shadowed %v", ps.Value, ps.Origin, ps.Shadowed)
+					}
+				case "reminder_margin":
+					if string(ps.Value) != tt.reminder || !strings.HasPrefix(ps.Origin, tt.reminderOr) {
+						t.Errorf("reminder_margin = %s (%s)", ps.Value, ps.Origin)
+					}
+				}
+			}
+			if h := r.Header(); tt.shadowed > 0 && !strings.Contains(h, "shadowed: warning_runway=9000 (user config ") {
+				t.Errorf("header %q", h)
+			}
+		})
+	}
+}

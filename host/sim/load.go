@@ -72,7 +72,9 @@ func LoadPolicy(name string, sc *scenario.Scenario, set map[string]string) (*rul
 			for _, d := range diags.Diagnostics {
 				// A file that cannot be read has no line of its own to blame
 				// (at most its 1:1).
-				if d.Subject == nil || strings.HasPrefix(d.Summary, "Cannot read") && d.Subject.Filename == name {
+				// A param override (--set) that fails names its flag and is
+				// not the policy line's fault.
+				if d.Subject == nil && !strings.HasPrefix(d.Detail, "--set ") || d.Subject != nil && strings.HasPrefix(d.Summary, "Cannot read") && d.Subject.Filename == name {
 					d.Subject = &sc.PolicyRange
 					d.Detail = fmt.Sprintf("the scenario's policy %q (relative to the scenario file: %s): %s", sc.Policy, name, d.Detail)
 				}

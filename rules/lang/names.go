@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"github.com/agext/levenshtein"
 
 	"github.com/expr-lang/expr/ast"
 )
@@ -156,15 +157,22 @@ func children(n ast.Node) []ast.Node {
 	return nil
 }
 
-// Suggest returns `; did you mean "x"?` for the closest of names, when one
-// is within two edits, and "" otherwise. Every "unknown name" message of the
-// language uses it.
+// Suggest returns `; did you mean "x"?` for the closest of names, and ""
+// when none is close. Close is within two edits, or within a third of the
+// candidate's length for longer names ("wipe_mem" → "wipe_memory"), by
+// agext/levenshtein, the edit distance HCL itself suggests names with.
+// Every "unknown name" message of the language, the engine and the command
+// line uses it.
 func Suggest(name string, names []string) string { return suggest(name, names) }
 
 func suggest(name string, names []string) string {
-	best, bestD := "", 3
+	best, bestD := "", -1
 	for _, n := range names {
-		if d := distance(name, n); d < bestD {
+		d := levenshtein.Distance(name, n, nil)
+		if d > max(2, len(n)/3) || d >= len(n) {
+			continue
+		}
+		if bestD < 0 || d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -172,26 +180,6 @@ func suggest(name string, names []string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // cnode is a compiled node: its type, the enum its value comes from (for

@@ -13,6 +13,7 @@
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Engine, errorText } from "./engine.ts";
+import { locateEngine } from "./install.ts";
 import type { InitializeResult } from "./protocol.ts";
 import { restoreDurable } from "./durable.ts";
 import { apply, simple } from "./effects.ts";
@@ -35,11 +36,14 @@ export type { HostOptions } from "./state.ts";
 
 const LOG_LINES = 50;
 
-/** How to get a missing engine: only when the binary could not be run. */
-function engineFix(reason: string): string {
-	if (!/ENOENT|EACCES|cannot (run|start)/.test(reason)) return "";
-	return " Install it with `go install github.com/resetpolicy/resetpolicy/cmd/resetpolicy@latest`, or set RESETPOLICY_BIN to the path of a built binary.";
-}
+/**
+ * Warnings of the settings already shown (a user config param the policy
+ * lacks): once per Pi process, across sessions and /reload (which loads
+ * this module afresh, hence the global).
+ */
+const SHOWN = Symbol.for("resetpolicy.shownWarnings");
+const shownWarnings: Set<string> = ((globalThis as Record<symbol, unknown>)[SHOWN] as Set<string> | undefined) ?? new Set<string>();
+(globalThis as Record<symbol, unknown>)[SHOWN] = shownWarnings;
 
 export class ResetPolicyHost {
 	private readonly h: HostState;
@@ -97,7 +101,23 @@ async function startEngine(h: HostState, ctx: ExtensionContext): Promise<boolean
 	h.live = false;
 	h.noticeShown = false;
 	const timeout = h.opts.timeoutMs ?? (Number(process.env.RESETPOLICY_TIMEOUT_MS) || 10000);
+	const found = await locateEngine({
+		say: (text) => say(ctx, text, "info"),
+		status: (text) => {
+			try {
+				ctx.ui.setStatus("resetpolicy-build", text);
+			} catch {
+				// no UI
+			}
+		},
+	});
+	if ("problem" in found) {
+		h.engine = undefined;
+		failSafe(h, found.problem, false);
+		return false;
+	}
 	const engine = new Engine({
+		bin: found.bin,
 		timeoutMs: timeout,
 		onDown: (reason) => failSafe(h, reason),
 		onLog: (line) => {
@@ -116,6 +136,13 @@ async function startEngine(h: HostState, ctx: ExtensionContext): Promise<boolean
 		h.live = true;
 		registerSurface(h, init);
 		if (init.error !== undefined && init.error !== "") say(ctx, init.error, "error");
+		for (const d of init.diagnostics ?? []) {
+			if (d.severity !== "warning") continue;
+			const text = `resetpolicy: ${d.summary}: ${d.detail}`;
+			if (shownWarnings.has(text)) continue;
+			shownWarnings.add(text);
+			say(ctx, text, "warning");
+		}
 		return true;
 	} catch (err) {
 		failSafe(h, errorText(err));
@@ -146,7 +173,7 @@ async function onSessionShutdown(h: HostState, reason: string, ctx: ExtensionCon
 }
 
 /** The engine is gone: one visible error, no reset, Pi keeps working. */
-function failSafe(h: HostState, reason: string): void {
+function failSafe(h: HostState, reason: string, started = true): void {
 	h.generation++;
 	h.live = false;
 	h.pendingWindow = undefined;
@@ -155,7 +182,8 @@ function failSafe(h: HostState, reason: string): void {
 	h.hostCheckpoint = undefined;
 	if (h.noticeShown) return;
 	h.noticeShown = true;
-	const text = `resetpolicy: the policy engine is not running (${reason}).${engineFix(reason)} No context resets happen until the next session start; Pi keeps working and the session history is untouched.`;
+	const what = started ? `the policy engine is not running (${reason}).` : `the policy engine cannot start: ${reason}`;
+	const text = `resetpolicy: ${what} No context resets happen until the next session start; Pi keeps working and the session history is untouched.`;
 	try {
 		h.lastCtx?.ui.notify(text, "error");
 	} catch {

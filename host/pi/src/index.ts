@@ -1,7 +1,8 @@
 // resetpolicy for Pi: the context-window lifecycle decided by an HCL policy.
 //
 // The extension starts the engine (`resetpolicy serve --stdio`; the binary
-// from RESETPOLICY_BIN, else `resetpolicy` on PATH) at session start,
+// from RESETPOLICY_BIN, else `resetpolicy` on PATH, else the one it builds
+// from the engine's sources with the machine's Go: install.ts) at session start,
 // registers the tools and commands the policy declares, forwards Pi's hooks
 // as host contract events and carries out the effects the engine decides.
 // If the engine is missing or dies, it fails safe: one error notice, no

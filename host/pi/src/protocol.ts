@@ -27,6 +27,8 @@ export interface ParamInForce {
 	default: unknown;
 	origin: string;
 	description: string;
+	/** Settings for this param that a higher source overrides (a user config value under the project's file). */
+	shadowed?: { value: string; origin: string }[];
 }
 
 export interface Surface {
@@ -49,6 +51,8 @@ export interface InitializeResult {
 	fallback?: boolean;
 	/** One notice for the user when something failed to load. */
 	error?: string;
+	/** The load's problems: errors when it failed (fallback), else warnings. */
+	diagnostics?: { severity: string; summary: string; detail: string }[];
 	sessionsReset?: boolean;
 }
 

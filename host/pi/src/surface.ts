@@ -26,11 +26,24 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 		ctx.ui.notify(`resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
 		return;
 	}
+	if (args !== "" && args !== "status") {
+		ctx.ui.notify(`resetpolicy: unknown subcommand "${args}"; use /resetpolicy status, /resetpolicy on or /resetpolicy off.`, "warning");
+		return;
+	}
 	const lines: string[] = [];
 	if (h.init !== undefined) {
 		const p = h.init.policy;
+		if (h.init.fallback === true) {
+			// The configured policy did not load: say so before naming the one in force.
+			const first = (h.init.error ?? "").split("\n").slice(0, 2).join(" ").replace(/^resetpolicy: /, "");
+			lines.push(`the configured policy failed to load: ${first}`);
+			lines.push(`in force instead: ${p.name} (${p.source === "builtin" ? "built-in" : p.source}); fix the file and start a new session (or /tree) to load it`);
+		}
 		lines.push(`policy ${p.name} (${p.source === "builtin" ? "built-in" : p.source}; ${p.origin})${h.enabled ? "" : " — off"}`);
-		for (const prm of h.init.surface.params) lines.push(`  ${prm.name} = ${JSON.stringify(prm.value)}  (${prm.origin})`);
+		for (const prm of h.init.surface.params) {
+			lines.push(`  ${prm.name} = ${JSON.stringify(prm.value)}  (${prm.origin})`);
+			for (const sh of prm.shadowed ?? []) lines.push(`    shadows ${prm.name} = ${sh.value} from ${sh.origin}`);
+		}
 		if (h.init.decisionLog !== undefined) lines.push(`decision log ${h.init.decisionLog}`);
 	}
 	lines.push(h.live ? `engine running; window ${h.windowId}` : `engine not running (${h.engine?.reason ?? "not started"})`);

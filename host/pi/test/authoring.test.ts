@@ -2,6 +2,8 @@
 // policy Pi does not trust yet, an engine that is not installed.
 
 import assert from "node:assert/strict";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fauxAssistantMessage } from "@earendil-works/pi-ai";
 import { settle, startPi } from "./harness.ts";
@@ -51,7 +53,7 @@ test("/resetpolicy status in an untrusted project says the project file was igno
 	}
 });
 
-test("a missing engine says how to install it or point RESETPOLICY_BIN at it", async () => {
+test("RESETPOLICY_BIN naming no file says so, not that the engine is not installed", async () => {
 	const saved = process.env.RESETPOLICY_BIN;
 	process.env.RESETPOLICY_BIN = "/nonexistent/resetpolicy";
 	try {
@@ -59,12 +61,63 @@ test("a missing engine says how to install it or point RESETPOLICY_BIN at it", a
 		try {
 			const errors = pi.notices.filter((n) => n.level === "error");
 			assert.equal(errors.length, 1, JSON.stringify(pi.notices));
-			assert.match(errors[0]!.text, /go install github\.com\/resetpolicy\/resetpolicy\/cmd\/resetpolicy@latest/);
-			assert.match(errors[0]!.text, /RESETPOLICY_BIN/);
+			assert.match(errors[0]!.text, /RESETPOLICY_BIN is \/nonexistent\/resetpolicy, and no file is there/);
+			assert.match(errors[0]!.text, /unset it to let the extension find resetpolicy on PATH or build its own/);
+			// No module proxy serves the module: the notice must not send the user there.
+			assert.doesNotMatch(errors[0]!.text, /go install|@latest/);
 		} finally {
 			await pi.dispose();
 		}
 	} finally {
 		process.env.RESETPOLICY_BIN = saved;
+	}
+});
+
+test("/resetpolicy with an unknown subcommand says so and lists the ones there are", async () => {
+	const pi = await startPi();
+	try {
+		await pi.session.prompt("/resetpolicy bogus");
+		const n = pi.notices.at(-1)!;
+		assert.equal(n.level, "warning");
+		assert.match(n.text, /unknown subcommand "bogus"; use \/resetpolicy status, \/resetpolicy on or \/resetpolicy off/);
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("/resetpolicy status after a broken project file says it failed and the built-in is in force", async () => {
+	const pi = await startPi({ project: { ".pi/resetpolicy.hcl": 'use "wipe_memroy" {}\n' } });
+	try {
+		await pi.session.prompt("/resetpolicy status");
+		const status = pi.notices.at(-1)!.text;
+		assert.match(status, /the configured policy failed to load: policy .*resetpolicy\.hcl failed to load/);
+		assert.match(status, /in force instead: wipe_memory \(built-in\)/);
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("a user config value the project's file overrides: status says which wins, and a user param the policy lacks warns once", async () => {
+	const cfg = join(process.env.XDG_CONFIG_HOME!, "resetpolicy", "config.yaml");
+	mkdirSync(dirname(cfg), { recursive: true });
+	writeFileSync(cfg, "params:\n  warning_runway: 9000\n  force_limit: 150000\n");
+	try {
+		const pi = await startPi({ project: { ".pi/resetpolicy.hcl": 'use "wipe_memory" {\n  warning_runway = 20000\n}\n' } });
+		try {
+			await pi.session.prompt("/resetpolicy status");
+			const status = pi.notices.at(-1)!.text;
+			assert.match(status, /warning_runway = 20000 {2}\(.*resetpolicy\.hcl\)/);
+			assert.match(status, /shadows warning_runway = 9000 from user config /);
+			await pi.session.reload();
+			await pi.session.prompt("/resetpolicy status");
+			const warnings = pi.notices.filter((n) => /force_limit/.test(n.text));
+			assert.equal(warnings.length, 1, JSON.stringify(pi.notices, null, 1));
+			assert.equal(warnings[0]!.level, "warning");
+			assert.match(warnings[0]!.text, /Param not in this policy: user config .* sets param "force_limit", which policy "wipe_memory" does not declare/);
+		} finally {
+			await pi.dispose();
+		}
+	} finally {
+		rmSync(cfg, { force: true });
 	}
 });

@@ -62,6 +62,12 @@ export interface PiOptions {
 	mode?: "rpc" | "print" | "json";
 	/** Answers of the UI's input dialogs, in order (undefined: cancelled). */
 	inputs?: (string | undefined)[];
+	/**
+	 * An agent directory whose settings.json Pi reads, with the packages
+	 * `pi install` put there; the extension is then loaded from those
+	 * packages only, not from src/.
+	 */
+	agentDir?: string;
 }
 
 export interface LoggedDecision {
@@ -97,7 +103,7 @@ export interface Pi {
 export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "resetpolicy-pi-"));
 	const cwd = join(dir, "project");
-	const agentDir = join(dir, "agent");
+	const agentDir = opts.agentDir ?? join(dir, "agent");
 	const sessionDir = join(dir, "sessions");
 	for (const d of [cwd, agentDir, sessionDir]) mkdirSync(d, { recursive: true });
 	for (const [name, text] of Object.entries(opts.project ?? {})) {
@@ -118,14 +124,17 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	// Pi's default settings (automatic compaction on, default reserveTokens
 	// and keepRecentTokens, retries on); a test that departs passes
 	// opts.compaction and says why in a comment.
-	const settingsManager = SettingsManager.inMemory(opts.compaction !== undefined ? { compaction: opts.compaction } : {}, {
-		projectTrusted: opts.trusted ?? true,
-	});
+	const settingsManager =
+		opts.agentDir !== undefined
+			? SettingsManager.create(cwd, agentDir, { projectTrusted: opts.trusted ?? true })
+			: SettingsManager.inMemory(opts.compaction !== undefined ? { compaction: opts.compaction } : {}, {
+					projectTrusted: opts.trusted ?? true,
+				});
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
 		agentDir,
 		settingsManager,
-		additionalExtensionPaths: [extensionPath],
+		additionalExtensionPaths: opts.agentDir !== undefined ? [] : [extensionPath],
 		noSkills: true,
 		noPromptTemplates: true,
 		noThemes: true,

@@ -43,6 +43,7 @@
   $("#meta").append(
     el("div", { text: "Made " + h.generated + " by " + h.version }),
     el("div", { text: "Command: " + (h.command || []).join(" ") }),
+    el("div", { text: "In force: " + (h.in_force || "") }),
     el("div", { text: "Inputs: " + ((h.inputs || []).join(", ") || "none") }));
 
   // 1. The policy.
