@@ -263,7 +263,7 @@ func sharedThreshold(all [][]Threshold, t Threshold) bool {
 func series(pts []Point) (measured, projected plotter.XYs) {
 	for i, pt := range pts {
 		xy := plotter.XY{X: float64(pt.Turn), Y: float64(pt.Tokens)}
-		if !pt.Projected {
+		if !pt.Projected() {
 			measured = append(measured, xy)
 			continue
 		}

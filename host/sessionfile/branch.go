@@ -22,7 +22,7 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 			return nil, nil
 		}
 	}
-	i, ok := f.byID[leaf]
+	i, ok := f.index(leaf)
 	if !ok {
 		return nil, fmt.Errorf("%s: no entry with id %q", f.Name, leaf)
 	}
@@ -34,7 +34,12 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 		if e.ParentID == "" || len(path) >= len(f.Entries) {
 			break
 		}
-		j, ok := f.byID[e.ParentID]
+		// Most entries are the child of the entry before.
+		if i > 0 && f.Entries[i-1].ID == e.ParentID && f.isLast(i-1) {
+			i--
+			continue
+		}
+		j, ok := f.index(e.ParentID)
 		if !ok {
 			break
 		}
@@ -49,17 +54,35 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 // Branches counts the leaves of the tree: entries no other entry names
 // as its parent. A linear session has one.
 func (f *File) Branches() int {
-	parents := make(map[string]bool, len(f.Entries))
-	for _, e := range f.Entries {
-		if e.ParentID != "" {
-			parents[e.ParentID] = true
+	// Mark each entry named as a parent (the last of an id, as a walk
+	// finds it); the unmarked are leaves.
+	named := make([]bool, len(f.Entries))
+	for i, e := range f.Entries {
+		if e.ParentID == "" {
+			continue
+		}
+		if i > 0 && f.Entries[i-1].ID == e.ParentID && f.isLast(i-1) {
+			named[i-1] = true
+		} else if j, ok := f.index(e.ParentID); ok {
+			named[j] = true
 		}
 	}
 	n := 0
-	for _, e := range f.Entries {
-		if !parents[e.ID] {
+	for i, e := range f.Entries {
+		if !named[i] && !f.namedElsewhere(i, e.ID, named) {
 			n++
 		}
 	}
 	return n
+}
+
+// isLast reports whether entry i is the last in the file with its id
+// (the one a lookup by id finds).
+func (f *File) isLast(i int) bool { return f.Entries[i].flags&flagShadowed == 0 }
+
+// namedElsewhere reports whether another entry with the same id as entry
+// i is named as a parent: entries sharing an id are one node to Pi.
+func (f *File) namedElsewhere(i int, id string, named []bool) bool {
+	j, ok := f.index(id)
+	return ok && j != i && named[j]
 }

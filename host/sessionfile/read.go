@@ -1,6 +1,8 @@
 package sessionfile
 
 import (
+	"slices"
+	"strings"
 	"bufio"
 	"bytes"
 	"errors"
@@ -25,8 +27,10 @@ type Options struct {
 	MaxLine    int   // bytes per line
 	MaxEntries int   // entries per file
 	MaxFile    int64 // bytes per file
-	// KeepArgs names the tools whose call arguments are kept (a replay
-	// keeps those of the tools its policy declares).
+	// KeepArgs names the tools whose calls (with their arguments) are
+	// kept; nil keeps every call. A replay keeps those of the tools its
+	// policy declares: the rest are only counted, which keeps a session
+	// of many tool calls small.
 	KeepArgs map[string]bool
 }
 
@@ -48,6 +52,17 @@ type Problem struct {
 	Msg  string
 }
 
+// MaxProblems bounds the problems kept of one file.
+const MaxProblems = 1000
+
+func (f *File) problem(line int, msg string) {
+	if len(f.Problems) >= MaxProblems {
+		f.MoreProblems++
+		return
+	}
+	f.Problems = append(f.Problems, Problem{line, msg})
+}
+
 func (p Problem) String() string { return "line " + strconv.Itoa(p.Line) + ": " + p.Msg }
 
 // File is a session file as Pi would load it, migrated to version 3.
@@ -63,8 +78,11 @@ type File struct {
 	Entries []Entry
 	// Skipped counts entries of types Pi does not write, by type.
 	Skipped map[string]int
-	// Problems are lines not taken, in file order.
-	Problems []Problem
+	// Problems are lines not taken and values not taken (absurd token
+	// counts), in file order; at most MaxProblems, the rest counted in
+	// MoreProblems.
+	Problems     []Problem
+	MoreProblems int
 	// Joined counts lines that held more than one JSON object.
 	Joined int
 	// Lines is the number of lines read.
@@ -72,7 +90,10 @@ type File struct {
 	// Truncated is set when a bound stopped the read early.
 	Truncated bool
 
-	byID map[string]int
+	// byID is the entry indices sorted by id, for the lookups a branch
+	// walk makes when a parent is not the entry before (4 bytes an
+	// entry, where a map costs ten times that).
+	byID []int32
 }
 
 // Reader reads session files, reusing its buffers and JSON parser from
@@ -88,7 +109,7 @@ type Reader struct {
 	// entries and byID are reused from file to file, so that reading a
 	// corpus allocates for the largest session, not for every one.
 	entries []Entry
-	byID    map[string]int
+	byID    []int32
 }
 
 // next extends the entries by one, reusing the memory (and the tool call
@@ -136,8 +157,9 @@ func (rd *Reader) Read(r io.Reader, name string) (*File, error) {
 }
 
 func (rd *Reader) read(name string) (*File, error) {
-	file := &File{Name: name, Version: 1, Entries: rd.entries[:0], byID: rd.byID}
-	defer func() { rd.entries, rd.byID = file.Entries[:0], file.byID }()
+	file := &File{Name: name, Version: 1, Entries: rd.entries[:0], byID: rd.byID[:0]}
+	defer func() { rd.entries, rd.byID = file.Entries[:0], file.byID[:0] }()
+	rd.dec.file, rd.dec.lastID = file, ""
 	var total int64
 	headerSeen := false
 	// Pi's migration resolves firstKeptEntryIndex against the parsed
@@ -151,12 +173,12 @@ func (rd *Reader) read(name string) (*File, error) {
 		file.Lines++
 		total += int64(len(line) + tooLong + 1)
 		if total > rd.opts.MaxFile {
-			file.Problems = append(file.Problems, Problem{file.Lines, fmt.Sprintf("the file is over %d bytes; the rest is not read", rd.opts.MaxFile)})
+			file.problem(file.Lines, fmt.Sprintf("the file is over %d bytes; the rest is not read", rd.opts.MaxFile))
 			file.Truncated = true
 			break
 		}
 		if tooLong > 0 {
-			file.Problems = append(file.Problems, Problem{file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine)})
+			file.problem(file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine))
 		} else if t := bytes.TrimSpace(line); len(t) > 0 {
 			n, first := 0, len(file.Entries)
 			rd.sc.InitBytes(t)
@@ -164,7 +186,7 @@ func (rd *Reader) read(name string) (*File, error) {
 				n++
 				v := rd.sc.Value()
 				if v.Type() != fastjson.TypeObject {
-					file.Problems = append(file.Problems, Problem{file.Lines, "not a JSON object"})
+					file.problem(file.Lines, "not a JSON object")
 					continue
 				}
 				if !headerSeen {
@@ -183,18 +205,18 @@ func (rd *Reader) read(name string) (*File, error) {
 				if string(v.GetStringBytes("type")) == session.TypeSession {
 					// Pi keeps a second header in its entry list; it is
 					// not part of the tree.
-					file.Problems = append(file.Problems, Problem{file.Lines, "a second session header; ignored"})
+					file.problem(file.Lines, "a second session header; ignored")
 					continue
 				}
 				if len(file.Entries) >= rd.opts.MaxEntries {
-					file.Problems = append(file.Problems, Problem{file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries)})
+					file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
 					file.Truncated = true
 					return rd.finish(file, keptIndex)
 				}
 				e := file.next()
-				*e = Entry{Line: file.Lines, ToolCalls: e.ToolCalls[:0]}
+				*e = Entry{Line: int32(file.Lines)}
+				rd.dec.line = file.Lines
 				e.decode(v, &rd.dec)
-				e.Bytes = len(t)
 				if !Known(e.Type) {
 					if file.Skipped == nil {
 						file.Skipped = map[string]int{}
@@ -211,16 +233,12 @@ func (rd *Reader) read(name string) (*File, error) {
 				}
 			}
 			if err := rd.sc.Error(); err != nil {
-				file.Problems = append(file.Problems, Problem{file.Lines, "not JSON: " + err.Error()})
+				file.problem(file.Lines, "not JSON: " + err.Error())
 			}
 			if n > 1 {
 				file.Joined++
-				// The token estimate of a joined line's entries: an even
-				// split of its bytes is enough.
-				for i := first; i < len(file.Entries); i++ {
-					file.Entries[i].Bytes = len(t) / n
-				}
 			}
+			_ = first
 		}
 		if err == io.EOF {
 			break
@@ -288,18 +306,39 @@ func (rd *Reader) finish(f *File, keptIndex map[int]int64) (*File, error) {
 		for i, k := range keptIndex {
 			// entries[k] counts the header as index 0.
 			if k >= 1 && k <= int64(len(f.Entries)) {
-				f.Entries[i].FirstKeptEntryID = f.Entries[k-1].ID
+				f.Entries[i].x().FirstKeptEntryID = f.Entries[k-1].ID
 			}
 		}
 	}
-	if f.byID == nil {
-		f.byID = make(map[string]int, len(f.Entries))
+	f.byID = f.byID[:0]
+	for i := range f.Entries {
+		f.byID = append(f.byID, int32(i))
 	}
-	clear(f.byID)
-	for i, e := range f.Entries {
-		f.byID[e.ID] = i
+	// Stable: of entries sharing an id, the last in the file is found,
+	// as Pi's index (a Map filled in file order) finds it.
+	slices.SortStableFunc(f.byID, func(a, b int32) int { return strings.Compare(f.Entries[a].ID, f.Entries[b].ID) })
+	for k := 0; k+1 < len(f.byID); k++ {
+		if f.Entries[f.byID[k]].ID == f.Entries[f.byID[k+1]].ID {
+			f.Entries[f.byID[k]].flags |= flagShadowed
+		}
 	}
 	return f, nil
+}
+
+// index returns the index of the last entry with this id.
+func (f *File) index(id string) (int, bool) {
+	ix := f.byID
+	// The first position whose id is greater than id, less one.
+	i, _ := slices.BinarySearchFunc(ix, id, func(k int32, id string) int {
+		if f.Entries[k].ID <= id {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 || f.Entries[ix[i-1]].ID != id {
+		return 0, false
+	}
+	return int(ix[i-1]), true
 }
 
 // ReadFile reads one session file with default options.

@@ -37,13 +37,13 @@ func shape(t *testing.T, f *sessionfile.File) []string {
 	}
 	var out []string
 	for i, e := range path {
-		s := fmt.Sprintf("%s/%s/%d/%s/%d", e.Type, e.Role, e.ContextTokens(), e.StopReason, len(e.ToolCalls))
+		s := fmt.Sprintf("%s/%s/%d/%s/%d", e.Type, e.Role, e.ContextTokens(), e.StopReason(), int(e.Calls))
 		if e.Type == session.TypeCompaction {
-			kept, ok := pos[e.FirstKeptEntryID]
+			kept, ok := pos[e.Extra().FirstKeptEntryID]
 			if !ok {
-				t.Fatalf("%s: the compaction's first kept entry %q is not on the branch", f.Name, e.FirstKeptEntryID)
+				t.Fatalf("%s: the compaction's first kept entry %q is not on the branch", f.Name, e.Extra().FirstKeptEntryID)
 			}
-			s += fmt.Sprintf(" keeps %d back, before=%d", i-kept, e.TokensBefore)
+			s += fmt.Sprintf(" keeps %d back, before=%d", i-kept, e.Extra().TokensBefore)
 		}
 		out = append(out, s)
 	}
@@ -82,7 +82,7 @@ func TestReadRecorded(t *testing.T) {
 		}
 	}
 	for _, e := range f.Entries {
-		calls += len(e.ToolCalls)
+		calls += int(e.Calls)
 	}
 	if compactions != 1 || answers < 40 || calls < 30 {
 		t.Fatalf("compactions %d, answers %d, tool calls %d", compactions, answers, calls)
@@ -115,7 +115,7 @@ func TestReadMigratesOlderVersions(t *testing.T) {
 					hook = &f.Entries[k]
 				}
 			}
-			if hook == nil || hook.Role != "custom" || hook.CustomType != "notes-hint" {
+			if hook == nil || hook.Role != "custom" || hook.Extra().CustomType != "notes-hint" {
 				t.Fatalf("v2 hook message: %+v", hook)
 			}
 		}
@@ -180,7 +180,7 @@ func TestReadMessy(t *testing.T) {
 		t.Errorf("the branch does not reach the root through the extra entry: starts at %s", path[0].Type)
 	}
 	last := path[len(path)-1]
-	if last.StopReason != "error" || !last.HasUsage || last.ContextTokens() != 0 || !strings.Contains(last.ErrorMessage, "too long") {
+	if last.StopReason() != "error" || !last.HasUsage() || last.ContextTokens() != 0 || !strings.Contains(last.Extra().ErrorMessage, "too long") {
 		t.Errorf("error turn: %+v", last)
 	}
 	// 19 recorded entries (one line joined), the extra one and the error turn.

@@ -1,0 +1,287 @@
+package estimate
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
+
+// ImageChars is what Pi counts for an image block (ESTIMATED_IMAGE_CHARS).
+const ImageChars = 4800
+
+// Tokens is Pi's Math.ceil(chars / 4).
+func Tokens(chars int64) int64 {
+	if chars <= 0 {
+		return 0
+	}
+	return (chars + 3) / 4
+}
+
+// Message is Pi's estimateTokens of one context message (a message
+// entry's message, or the message Pi makes of a custom_message,
+// compaction or branch_summary entry). A value that is not an object, or
+// a role Pi does not estimate, is 0.
+func Message(m *fastjson.Value) int64 { return Tokens(MessageChars(m)) }
+
+// MessageChars is the character count behind Message.
+func MessageChars(m *fastjson.Value) int64 {
+	if m == nil || m.Type() != fastjson.TypeObject {
+		return 0
+	}
+	switch string(m.GetStringBytes("role")) {
+	case "system":
+		n := ContentChars(m.Get("content"))
+		if s := m.Get("sections"); s != nil && s.Type() == fastjson.TypeObject {
+			o, _ := s.Object()
+			o.Visit(func(_ []byte, v *fastjson.Value) {
+				// `if (section) chars += section.length`: strings only
+				// have a length worth adding; "" is falsy.
+				if v.Type() == fastjson.TypeString {
+					n += JSLen(v.GetStringBytes())
+				}
+			})
+		}
+		if t := m.Get("toolsAdded"); truthy(t) {
+			n += StringifyLen(t)
+		}
+		return n
+	case "user", "toolResult", "custom":
+		return ContentChars(m.Get("content"))
+	case "assistant":
+		var n int64
+		for _, b := range m.GetArray("content") {
+			switch string(b.GetStringBytes("type")) {
+			case "text":
+				n += JSLen(b.GetStringBytes("text"))
+			case "thinking":
+				n += JSLen(b.GetStringBytes("thinking"))
+			case "toolCall":
+				n += JSLen(b.GetStringBytes("name"))
+				if a := b.Get("arguments"); a != nil {
+					n += StringifyLen(a)
+				}
+			}
+		}
+		return n
+	case "bashExecution":
+		return JSLen(m.GetStringBytes("command")) + JSLen(m.GetStringBytes("output"))
+	case "branchSummary", "compactionSummary":
+		return JSLen(m.GetStringBytes("summary"))
+	}
+	return 0
+}
+
+// ContentChars is Pi's estimateTextAndImageContentChars: a string's
+// length, or the text of text blocks plus ImageChars per image block.
+func ContentChars(c *fastjson.Value) int64 {
+	if c == nil {
+		return 0
+	}
+	switch c.Type() {
+	case fastjson.TypeString:
+		return JSLen(c.GetStringBytes())
+	case fastjson.TypeArray:
+		var n int64
+		for _, b := range c.GetArray() {
+			switch string(b.GetStringBytes("type")) {
+			case "text":
+				n += JSLen(b.GetStringBytes("text"))
+			case "image":
+				n += ImageChars
+			}
+		}
+		return n
+	}
+	return 0
+}
+
+// SummaryChars is the length of a summary text (a compaction's or a
+// branch summary's), the count behind the message Pi makes of it.
+func SummaryChars(s []byte) int64 { return JSLen(s) }
+
+func truthy(v *fastjson.Value) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Type() {
+	case fastjson.TypeNull, fastjson.TypeFalse:
+		return false
+	case fastjson.TypeString:
+		return len(v.GetStringBytes()) > 0
+	case fastjson.TypeNumber:
+		f := v.GetFloat64()
+		return f != 0 && !math.IsNaN(f)
+	}
+	return true
+}
+
+// JSLen is the length of UTF-8 text as a JavaScript string: UTF-16 code
+// units, a character beyond the Basic Multilingual Plane counting two.
+// An invalid byte counts one, as the U+FFFD a decoder puts in its place.
+func JSLen(b []byte) int64 {
+	n := int64(len(b))
+	i := 0
+	// ASCII eight bytes at a time: most of a session's text.
+	for ; i+8 <= len(b); i += 8 {
+		if (uint64(b[i])|uint64(b[i+1])|uint64(b[i+2])|uint64(b[i+3])|
+			uint64(b[i+4])|uint64(b[i+5])|uint64(b[i+6])|uint64(b[i+7]))&0x80 != 0 {
+			break
+		}
+	}
+	if i == len(b) {
+		return n
+	}
+	n = int64(i)
+	for i < len(b) {
+		if b[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// StringifyLen is the length of JSON.stringify(v) as V8 writes it.
+func StringifyLen(v *fastjson.Value) int64 {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		o, _ := v.Object()
+		n, k := int64(2), 0
+		o.Visit(func(key []byte, x *fastjson.Value) {
+			if k > 0 {
+				n++
+			}
+			k++
+			n += stringLen(key) + 1 + StringifyLen(x)
+		})
+		return n
+	case fastjson.TypeArray:
+		a, _ := v.Array()
+		n := int64(2)
+		for i, x := range a {
+			if i > 0 {
+				n++
+			}
+			n += StringifyLen(x)
+		}
+		return n
+	case fastjson.TypeString:
+		return stringLen(v.GetStringBytes())
+	case fastjson.TypeNumber:
+		return numberLen(v.GetFloat64())
+	case fastjson.TypeTrue, fastjson.TypeNull:
+		return 4
+	case fastjson.TypeFalse:
+		return 5
+	}
+	return 0
+}
+
+// stringLen is the length of a JSON string literal as JSON.stringify
+// writes it: quotes, two-character escapes for " \ \b \f \n \r \t, \u00XX
+// for other control characters, everything else as itself.
+func stringLen(b []byte) int64 {
+	n := int64(2) + JSLen(b)
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
+}
+
+// numberLen is the length of a number as JavaScript's Number#toString
+// writes it (JSON.stringify writes non-finite numbers as null).
+func numberLen(f float64) int64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 4
+	}
+	return int64(len(JSNumber(f)))
+}
+
+// JSNumber formats f as JavaScript's Number#toString does: the shortest
+// digits that round-trip, plain notation for exponents from -7 to 20,
+// otherwise d.ddde±x.
+func JSNumber(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddde±xx
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	e := 0
+	mant := s
+	for i := 0; i < len(s); i++ {
+		if s[i] == 'e' {
+			mant = s[:i]
+			e, _ = strconv.Atoi(s[i+1:])
+			break
+		}
+	}
+	digits := make([]byte, 0, len(mant))
+	for i := 0; i < len(mant); i++ {
+		if mant[i] != '.' {
+			digits = append(digits, mant[i])
+		}
+	}
+	k := len(digits)
+	n := e + 1 // the position of the decimal point
+	var out []byte
+	if neg {
+		out = append(out, '-')
+	}
+	switch {
+	case k <= n && n <= 21:
+		out = append(out, digits...)
+		for i := k; i < n; i++ {
+			out = append(out, '0')
+		}
+	case 0 < n && n <= 21:
+		out = append(out, digits[:n]...)
+		out = append(out, '.')
+		out = append(out, digits[n:]...)
+	case -6 < n && n <= 0:
+		out = append(out, '0', '.')
+		for i := 0; i < -n; i++ {
+			out = append(out, '0')
+		}
+		out = append(out, digits...)
+	default:
+		out = append(out, digits[0])
+		if k > 1 {
+			out = append(out, '.')
+			out = append(out, digits[1:]...)
+		}
+		out = append(out, 'e')
+		if n-1 >= 0 {
+			out = append(out, '+')
+		}
+		out = strconv.AppendInt(out, int64(n-1), 10)
+	}
+	return string(out)
+}
+
+// Raw is Message of a message's JSON text (the simulated host keeps its
+// messages as JSON). Text that does not parse estimates as 0.
+func Raw(p *fastjson.Parser, msg []byte) int64 {
+	v, err := p.ParseBytes(msg)
+	if err != nil {
+		return 0
+	}
+	return Message(v)
+}
