@@ -199,7 +199,7 @@ const MaxErrorMessage = 512
 // MaxTokenCount bounds a token count read from a file: a usage or
 // tokensBefore above it (or negative, or not a whole number) is no count
 // a provider reports, and is a Problem of its line.
-const MaxTokenCount = 1 << 31 - 1
+const MaxTokenCount = 1<<31 - 1
 
 // decode fills e from one parsed JSON object. It keeps copies of the
 // strings it reads; v may be reused after it returns.
@@ -366,10 +366,10 @@ func str(v *fastjson.Value, keys ...string) string {
 // problems of the line being decoded.
 type decodeState struct {
 	*Options
-	last     struct{ model lastString }
-	lastID   string
-	line int
-	file *File
+	last   struct{ model lastString }
+	lastID string
+	line   int
+	file   *File
 }
 
 // id copies an entry's id.

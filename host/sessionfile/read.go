@@ -1,15 +1,15 @@
 package sessionfile
 
 import (
-	"slices"
-	"strings"
 	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/valyala/fastjson"
@@ -233,7 +233,7 @@ func (rd *Reader) read(name string) (*File, error) {
 				}
 			}
 			if err := rd.sc.Error(); err != nil {
-				file.problem(file.Lines, "not JSON: " + err.Error())
+				file.problem(file.Lines, "not JSON: "+err.Error())
 			}
 			if n > 1 {
 				file.Joined++
