@@ -43,7 +43,9 @@ func (r *run) finish() {
 			break
 		}
 	}
-	if rep.WindowFrom == "default" {
+	if rep.WindowFrom == "default" && rep.Model == "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the record names no model: its window is assumed to be %d tokens; give it with --context-window", rep.ContextWindow))
+	} else if rep.WindowFrom == "default" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("model %s is not in pi-ai's registry: its window is assumed to be %d tokens; give it with --context-window", orDash(rep.Model), rep.ContextWindow))
 	}
 }

@@ -267,7 +267,8 @@ func TestContextWindowTable(t *testing.T) {
 		known bool
 	}{
 		{"claude-sonnet-4-5", 200000, true},
-		{"anthropic/claude-opus-4-1", 200000, true},
+		{"anthropic/claude-opus-4-5", 200000, true},
+		{"claude-opus-4-1", replay.DefaultContextWindow, false}, // retired from pi-ai 1.6's registry
 		{"gpt-4o-mini", 128000, true},
 		{"gpt-4.1", 1047576, true},
 		{"gemini-2.5-pro", 1048576, true},

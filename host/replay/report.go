@@ -132,6 +132,9 @@ type Total struct {
 	Sessions, Events, Turns                         int
 	PeakTokens                                      int64
 	PeakProjected                                   bool
+	PeakKind                                        Kind
+	OverflowsNotReplayed                            int
+	MinWarningRunwayKind                            Kind
 	Reminded, Warned, HardReserve, Diverged         int // sessions
 	Resets, Checkpoints, Compactions, Cancelled     int
 	ProjectedCompactions                            int
@@ -147,7 +150,7 @@ func (t *Total) Add(r *Report) {
 	t.Events += r.Events
 	t.Turns += r.Turns
 	if r.PeakTokens > t.PeakTokens {
-		t.PeakTokens, t.PeakProjected = r.PeakTokens, r.PeakProjected
+		t.PeakTokens, t.PeakProjected, t.PeakKind = r.PeakTokens, r.PeakProjected, r.PeakKind
 	}
 	if r.FirstReminder != nil {
 		t.Reminded++
@@ -170,9 +173,11 @@ func (t *Total) Add(r *Report) {
 	t.RecordedResets += r.RecordedResets
 	t.Rejected += len(r.Rejected)
 	t.Errors += len(r.Errors)
+	t.OverflowsNotReplayed += r.OverflowsNotReplayed
 	for _, w := range r.Warnings {
 		if !t.HaveMinWarningRunway || w.Runway < t.MinWarningRunway {
 			t.MinWarningRunway, t.MinWarningRunwayProjected, t.HaveMinWarningRunway = w.Runway, w.Projected, true
+			t.MinWarningRunwayKind = w.Kind
 		}
 	}
 }

@@ -182,14 +182,16 @@ func (r *run) entry(e *sessionfile.Entry) {
 			r.recordedReset(e)
 		}
 	case session.TypeCompaction:
-		r.pc.compact(r.path, r.pos)
+		// The turn before ends on the context it had.
+		r.closeTurn()
 		if e.IsResetCompaction() {
 			// The first entry of a recorded reset boundary; its marker
 			// follows and switches the window.
+			r.pc.compact(r.path, r.pos)
 			return
 		}
-		r.closeTurn()
 		r.recordedCompaction(e)
+		r.pc.compact(r.path, r.pos)
 	case session.TypeBranchSummary:
 		r.pc.message(e)
 		r.closeTurn()
@@ -287,6 +289,7 @@ func (r *run) endRun() {
 		return
 	}
 	r.inRun = false
+	r.follow()
 	r.event("agent_end")
 	if r.outcome == "" {
 		// A run with no model turn (a prompt the record never answered)
