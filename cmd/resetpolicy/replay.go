@@ -31,6 +31,8 @@ type replayFlags struct {
 	jobs           int
 	progress       string
 	piSettings     []string
+	obeysWithin    int
+	series         bool
 }
 
 func newReplayCmd(v *viper.Viper) *cobra.Command {
@@ -49,8 +51,15 @@ that really happened, and events the policy rejected.
 Figures are measured until the first decision that changes the window (a
 reset, a checkpoint, a compaction the policy starts or cancels); after it the
 record no longer describes the window, and figures are projected: the fresh
-window's size plus what each later turn added in the record. Projected
-figures are marked with ~ (and "projected": true in --json).
+window's size plus what each later turn added in the record. Every token
+figure says how it was found: m measured (a provider's usage, or the prompt
+size an overflow error states), e estimated (Pi 1.6's own estimate: the
+latest usage plus about a token per four characters of what follows), p
+projected; --json carries the same as "kind" fields.
+
+A record made without the policy's warning cannot show the agent obeying it:
+--assume-obeys-within N assumes the agent calls the policy's tool N turns
+after a window's first warning.
 
 --compare P=V1,V2 replays every session once per value, side by side; P is a
 param, "policy", or a host setting (context_window, reserve, keep_recent,
@@ -84,6 +93,8 @@ overlaid.`,
 	cmd.Flags().Int64Var(&f.keepRecent, "keep-recent", 20000, "Pi's compaction.keepRecentTokens")
 	cmd.Flags().BoolVar(&f.autoCompaction, "auto-compaction", true, "Pi's compaction.enabled")
 	cmd.Flags().StringArrayVar(&f.piSettings, "pi-settings", nil, "a Pi settings.json whose compaction settings apply (repeatable: the agent directory's, then the project's); --reserve, --keep-recent and --auto-compaction given explicitly win")
+	cmd.Flags().IntVar(&f.obeysWithin, "assume-obeys-within", 0, "assume the agent closes out (calls the policy's tool) this many turns after a window's first warning (0: only what the record shows)")
+	cmd.Flags().BoolVar(&f.series, "series", false, "with --json, each report carries its per-request series (turn, tokens, kind, measured, recorded)")
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "sessions replayed at once (default: the number of CPUs)")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (on a terminal), always, never")
 	return cmd
@@ -174,6 +185,9 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 	if f.reserve < 0 || f.keepRecent < 0 || f.contextWindow < 0 {
 		return usage("--reserve, --keep-recent and --context-window take whole numbers of tokens, 0 or more")
 	}
+	if f.obeysWithin < 0 {
+		return usage("--assume-obeys-within takes a whole number of turns, 0 or more")
+	}
 	settings, err := replaySettings(cmd, f, policy)
 	if err != nil {
 		return err
@@ -186,7 +200,7 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 			fmt.Fprint(cmd.ErrOrStderr(), diags.Error())
 			return silent
 		}
-		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: f.plot != ""})
+		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: f.plot != "", ObeysWithin: f.obeysWithin, Series: f.series})
 		labels = append(labels, s.label)
 	}
 	files, err := sessionfile.Walk(args)

@@ -26,6 +26,9 @@ func (r *run) obey() {
 // finish writes what the report cannot tell from the record alone.
 func (r *run) finish() {
 	rep := r.rep
+	if r.rp.cfg.Series {
+		rep.Series = rep.Points
+	}
 	if rep.FirstWarning != nil && r.rp.cfg.ObeysWithin <= 0 && r.rp.closeOut != "" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the policy warned at turn %d, but this record was made without the warning: it cannot show the agent acting on it (calling %s, writing notes), so every later turn runs on as if ignored; --assume-obeys-within N assumes the agent closes out N turns after a warning", rep.FirstWarning.Turn, r.rp.closeOut))
 	}

@@ -43,6 +43,8 @@ type Config struct {
 	// this many model turns after a window's first warning (0: the
 	// record as it is).
 	ObeysWithin int
+	// Series puts the points in the report's JSON (Points implied).
+	Series bool
 }
 
 // Replayer replays sessions under one Config. It is not safe for
@@ -58,6 +60,9 @@ type Replayer struct {
 
 // New returns a replayer.
 func New(cfg Config) *Replayer {
+	if cfg.Series {
+		cfg.Points = true
+	}
 	if cfg.MaxDecisions <= 0 {
 		cfg.MaxDecisions = 10000
 	}

@@ -73,9 +73,10 @@ type Report struct {
 	Skipped map[string]int `json:"skipped_entry_types,omitempty"`
 	Joined  int            `json:"joined_lines,omitempty"`
 
-	// Points are the context of every request, for plots (and, with
-	// Config.Series, the JSON).
-	Points []Point `json:"series,omitempty"`
+	// Points are the context of every request, for plots.
+	Points []Point `json:"-"`
+	// Series are the same points in the JSON (Config.Series, --series).
+	Series []Point `json:"series,omitempty"`
 }
 
 // Mark is a turn where something happened, with the context then.
