@@ -400,20 +400,29 @@ func (o *decodeState) tokenCount(v *fastjson.Value, what string) (int64, bool) {
 	if v == nil || v.Type() == fastjson.TypeNull {
 		return 0, true
 	}
+	if v.Type() != fastjson.TypeNumber {
+		o.problem(fmt.Sprintf("%s is %s, not a token count; ignored", what, shown(v)))
+		return 0, false
+	}
+	// Most counts are small integers: no float parse.
+	if n, err := v.Int64(); err == nil && n >= 0 && n <= MaxTokenCount {
+		return n, true
+	}
+	f, err := v.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > MaxTokenCount || f != math.Trunc(f) {
+		o.problem(fmt.Sprintf("%s is %s, not a token count (a whole number from 0 to %d); ignored", what, shown(v), MaxTokenCount))
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// shown is a value as a problem quotes it, cut to 32 bytes.
+func shown(v *fastjson.Value) string {
 	raw := v.String()
 	if len(raw) > 32 {
 		raw = raw[:32] + "…"
 	}
-	if v.Type() != fastjson.TypeNumber {
-		o.problem(fmt.Sprintf("%s is %s, not a token count; ignored", what, raw))
-		return 0, false
-	}
-	f, err := v.Float64()
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > MaxTokenCount || f != math.Trunc(f) {
-		o.problem(fmt.Sprintf("%s is %s, not a token count (a whole number from 0 to %d); ignored", what, raw, MaxTokenCount))
-		return 0, false
-	}
-	return int64(f), true
+	return raw
 }
 
 // lastString returns the previous string when the bytes are the same, so
