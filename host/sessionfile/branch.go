@@ -5,10 +5,10 @@ import "fmt"
 // Leaf is the id of the entry Pi makes the leaf on load: the last entry
 // in the file ("" for a file with no entries).
 func (f *File) Leaf() string {
-	if len(f.Entries) == 0 {
+	if f.n == 0 {
 		return ""
 	}
-	return f.Entries[len(f.Entries)-1].ID
+	return f.At(f.n - 1).ID
 }
 
 // Branch returns the entries from the root to leaf, in order (Pi's
@@ -28,14 +28,14 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 	}
 	var path []*Entry
 	for {
-		e := &f.Entries[i]
+		e := f.At(i)
 		path = append(path, e)
 		// A walk longer than the file went round a cycle.
-		if e.ParentID == "" || len(path) >= len(f.Entries) {
+		if e.ParentID == "" || len(path) >= f.n {
 			break
 		}
 		// Most entries are the child of the entry before.
-		if i > 0 && f.Entries[i-1].ID == e.ParentID && f.isLast(i-1) {
+		if i > 0 && f.At(i-1).ID == e.ParentID && f.isLast(i-1) {
 			i--
 			continue
 		}
@@ -56,20 +56,21 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 func (f *File) Branches() int {
 	// Mark each entry named as a parent (the last of an id, as a walk
 	// finds it); the unmarked are leaves.
-	named := make([]bool, len(f.Entries))
-	for i, e := range f.Entries {
+	named := make([]bool, f.n)
+	for i := 0; i < f.n; i++ {
+		e := f.At(i)
 		if e.ParentID == "" {
 			continue
 		}
-		if i > 0 && f.Entries[i-1].ID == e.ParentID && f.isLast(i-1) {
+		if i > 0 && f.At(i-1).ID == e.ParentID && f.isLast(i-1) {
 			named[i-1] = true
 		} else if j, ok := f.index(e.ParentID); ok {
 			named[j] = true
 		}
 	}
 	n := 0
-	for i, e := range f.Entries {
-		if !named[i] && !f.namedElsewhere(i, e.ID, named) {
+	for i := 0; i < f.n; i++ {
+		if e := f.At(i); !named[i] && !f.namedElsewhere(i, e.ID, named) {
 			n++
 		}
 	}
@@ -78,7 +79,7 @@ func (f *File) Branches() int {
 
 // isLast reports whether entry i is the last in the file with its id
 // (the one a lookup by id finds).
-func (f *File) isLast(i int) bool { return f.Entries[i].flags&flagShadowed == 0 }
+func (f *File) isLast(i int) bool { return f.At(i).flags&flagShadowed == 0 }
 
 // namedElsewhere reports whether another entry with the same id as entry
 // i is named as a parent: entries sharing an id are one node to Pi.

@@ -43,10 +43,11 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("problem at line %d of %d", p.Line, file.Lines)
 			}
 		}
-		if len(file.Entries) > 64 {
-			t.Fatalf("%d entries over the bound", len(file.Entries))
+		if file.Len() > 64 {
+			t.Fatalf("%d entries over the bound", file.Len())
 		}
-		for _, e := range file.Entries {
+		for k := 0; k < file.Len(); k++ {
+			e := file.At(k)
 			if e.ID == "" {
 				// An entry without an id is no leaf Pi can name.
 				continue
@@ -55,7 +56,7 @@ func FuzzRead(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(path) == 0 || len(path) > len(file.Entries) {
+			if len(path) == 0 || len(path) > file.Len() {
 				t.Fatalf("branch of %d entries", len(path))
 			}
 			if path[len(path)-1].ID != e.ID {

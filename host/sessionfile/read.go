@@ -73,9 +73,11 @@ type File struct {
 	SessionID     string
 	CWD           string
 	ParentSession string
-	// Entries are in file order, header excluded, ids assigned for
-	// version 1.
-	Entries []Entry
+	// The entries, in file order, header excluded, ids assigned for
+	// version 1: Len and At. They are held in fixed chunks, so that a
+	// growing session never copies (nor, for a moment, doubles) them.
+	chunks [][]Entry
+	n      int
 	// Skipped counts entries of types Pi does not write, by type.
 	Skipped map[string]int
 	// Problems are lines not taken and values not taken (absurd token
@@ -108,19 +110,27 @@ type Reader struct {
 	br   *bufio.Reader
 	// entries and byID are reused from file to file, so that reading a
 	// corpus allocates for the largest session, not for every one.
-	entries []Entry
-	byID    []int32
+	chunks [][]Entry
+	byID   []int32
 }
 
-// next extends the entries by one, reusing the memory (and the tool call
-// slice) of an entry of an earlier file.
+// chunkSize is the entries of one chunk.
+const chunkSize = 4096
+
+// Len is the number of entries.
+func (f *File) Len() int { return f.n }
+
+// At returns entry i (0 ≤ i < Len).
+func (f *File) At(i int) *Entry { return &f.chunks[i/chunkSize][i%chunkSize] }
+
+// next extends the entries by one, reusing the chunks of an earlier file.
 func (f *File) next() *Entry {
-	if len(f.Entries) < cap(f.Entries) {
-		f.Entries = f.Entries[:len(f.Entries)+1]
-	} else {
-		f.Entries = append(f.Entries, Entry{})
+	c := f.n / chunkSize
+	if c == len(f.chunks) {
+		f.chunks = append(f.chunks, make([]Entry, chunkSize))
 	}
-	return &f.Entries[len(f.Entries)-1]
+	f.n++
+	return &f.chunks[c][(f.n-1)%chunkSize]
 }
 
 // NewReader returns a reader with the given options.
@@ -157,8 +167,8 @@ func (rd *Reader) Read(r io.Reader, name string) (*File, error) {
 }
 
 func (rd *Reader) read(name string) (*File, error) {
-	file := &File{Name: name, Version: 1, Entries: rd.entries[:0], byID: rd.byID[:0]}
-	defer func() { rd.entries, rd.byID = file.Entries[:0], file.byID[:0] }()
+	file := &File{Name: name, Version: 1, chunks: rd.chunks, byID: rd.byID[:0]}
+	defer func() { rd.chunks, rd.byID = file.chunks, file.byID[:0] }()
 	rd.dec.file, rd.dec.lastID = file, ""
 	var total int64
 	headerSeen := false
@@ -180,7 +190,7 @@ func (rd *Reader) read(name string) (*File, error) {
 		if tooLong > 0 {
 			file.problem(file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine))
 		} else if t := bytes.TrimSpace(line); len(t) > 0 {
-			n, first := 0, len(file.Entries)
+			n, first := 0, file.n
 			rd.sc.InitBytes(t)
 			for rd.sc.Next() {
 				n++
@@ -208,7 +218,7 @@ func (rd *Reader) read(name string) (*File, error) {
 					file.problem(file.Lines, "a second session header; ignored")
 					continue
 				}
-				if len(file.Entries) >= rd.opts.MaxEntries {
+				if file.n >= rd.opts.MaxEntries {
 					file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
 					file.Truncated = true
 					return rd.finish(file, keptIndex)
@@ -228,7 +238,7 @@ func (rd *Reader) read(name string) (*File, error) {
 						if keptIndex == nil {
 							keptIndex = map[int]int64{}
 						}
-						keptIndex[len(file.Entries)-1] = k.GetInt64()
+						keptIndex[file.n-1] = k.GetInt64()
 					}
 				}
 			}
@@ -297,29 +307,29 @@ func (rd *Reader) finish(f *File, keptIndex map[int]int64) (*File, error) {
 		// one before. Ids here are "v1-<n>" rather than random: stable
 		// across reads, and no 8-hex id of a later entry can collide.
 		prev := ""
-		for i := range f.Entries {
-			e := &f.Entries[i]
+		for i := 0; i < f.n; i++ {
+			e := f.At(i)
 			e.ID = "v1-" + strconv.Itoa(i+1)
 			e.ParentID = prev
 			prev = e.ID
 		}
 		for i, k := range keptIndex {
 			// entries[k] counts the header as index 0.
-			if k >= 1 && k <= int64(len(f.Entries)) {
-				f.Entries[i].x().FirstKeptEntryID = f.Entries[k-1].ID
+			if k >= 1 && k <= int64(f.n) {
+				f.At(i).x().FirstKeptEntryID = f.At(int(k - 1)).ID
 			}
 		}
 	}
 	f.byID = f.byID[:0]
-	for i := range f.Entries {
+	for i := 0; i < f.n; i++ {
 		f.byID = append(f.byID, int32(i))
 	}
 	// Stable: of entries sharing an id, the last in the file is found,
 	// as Pi's index (a Map filled in file order) finds it.
-	slices.SortStableFunc(f.byID, func(a, b int32) int { return strings.Compare(f.Entries[a].ID, f.Entries[b].ID) })
+	slices.SortStableFunc(f.byID, func(a, b int32) int { return strings.Compare(f.At(int(a)).ID, f.At(int(b)).ID) })
 	for k := 0; k+1 < len(f.byID); k++ {
-		if f.Entries[f.byID[k]].ID == f.Entries[f.byID[k+1]].ID {
-			f.Entries[f.byID[k]].flags |= flagShadowed
+		if f.At(int(f.byID[k])).ID == f.At(int(f.byID[k+1])).ID {
+			f.At(int(f.byID[k])).flags |= flagShadowed
 		}
 	}
 	return f, nil
@@ -330,12 +340,12 @@ func (f *File) index(id string) (int, bool) {
 	ix := f.byID
 	// The first position whose id is greater than id, less one.
 	i, _ := slices.BinarySearchFunc(ix, id, func(k int32, id string) int {
-		if f.Entries[k].ID <= id {
+		if f.At(int(k)).ID <= id {
 			return -1
 		}
 		return 1
 	})
-	if i == 0 || f.Entries[ix[i-1]].ID != id {
+	if i == 0 || f.At(int(ix[i-1])).ID != id {
 		return 0, false
 	}
 	return int(ix[i-1]), true

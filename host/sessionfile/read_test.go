@@ -58,12 +58,12 @@ func TestReadRecorded(t *testing.T) {
 	if f.Version != 3 || f.SessionID == "" || len(f.Problems) != 0 || f.Joined != 0 || len(f.Skipped) != 0 {
 		t.Fatalf("version %d id %q problems %v joined %d skipped %v", f.Version, f.SessionID, f.Problems, f.Joined, f.Skipped)
 	}
-	if len(f.Entries) != f.Lines-1 {
-		t.Fatalf("%d entries from %d lines", len(f.Entries), f.Lines)
+	if f.Len() != f.Lines-1 {
+		t.Fatalf("%d entries from %d lines", f.Len(), f.Lines)
 	}
 	path, _ := f.Branch("")
-	if len(path) != len(f.Entries) || f.Branches() != 1 {
-		t.Fatalf("a linear session: branch of %d entries of %d, %d leaves", len(path), len(f.Entries), f.Branches())
+	if len(path) != f.Len() || f.Branches() != 1 {
+		t.Fatalf("a linear session: branch of %d entries of %d, %d leaves", len(path), f.Len(), f.Branches())
 	}
 	sh := shape(t, f)
 	var compactions, calls, answers int
@@ -81,7 +81,8 @@ func TestReadRecorded(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range f.Entries {
+	for k := 0; k < f.Len(); k++ {
+		e := f.At(k)
 		calls += int(e.Calls)
 	}
 	if compactions != 1 || answers < 40 || calls < 30 {
@@ -110,9 +111,9 @@ func TestReadMigratesOlderVersions(t *testing.T) {
 			}
 			got = slices.Delete(got, i, i+1)
 			var hook *sessionfile.Entry
-			for k := range f.Entries {
-				if f.Entries[k].ID == "hook0001" {
-					hook = &f.Entries[k]
+			for k := 0; k < f.Len(); k++ {
+				if f.At(k).ID == "hook0001" {
+					hook = f.At(k)
 				}
 			}
 			if hook == nil || hook.Role != "custom" || hook.Extra().CustomType != "notes-hint" {
@@ -148,8 +149,8 @@ func TestBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(old) != len(f.Entries)-3 {
-		t.Fatalf("the branch left has %d entries, want %d", len(old), len(f.Entries)-3)
+	if len(old) != f.Len()-3 {
+		t.Fatalf("the branch left has %d entries, want %d", len(old), f.Len()-3)
 	}
 	if _, err := f.Branch("nope"); err == nil {
 		t.Fatal("an unknown leaf is an error")
@@ -184,8 +185,8 @@ func TestReadMessy(t *testing.T) {
 		t.Errorf("error turn: %+v", last)
 	}
 	// 19 recorded entries (one line joined), the extra one and the error turn.
-	if len(f.Entries) != 21 {
-		t.Errorf("%d entries, want 21", len(f.Entries))
+	if f.Len() != 21 {
+		t.Errorf("%d entries, want 21", f.Len())
 	}
 }
 
@@ -204,12 +205,12 @@ func TestReadBounds(t *testing.T) {
 			long++
 		}
 	}
-	if long == 0 || len(f.Entries)+long != f.Lines-1 {
-		t.Errorf("long lines %d, entries %d, lines %d", long, len(f.Entries), f.Lines)
+	if long == 0 || f.Len()+long != f.Lines-1 {
+		t.Errorf("long lines %d, entries %d, lines %d", long, f.Len(), f.Lines)
 	}
 	f, err = sessionfile.NewReader(sessionfile.Options{MaxEntries: 5}).Read(strings.NewReader(string(src)), "x")
-	if err != nil || len(f.Entries) != 5 || !f.Truncated {
-		t.Errorf("entry bound: %v %d %v", err, len(f.Entries), f.Truncated)
+	if err != nil || f.Len() != 5 || !f.Truncated {
+		t.Errorf("entry bound: %v %d %v", err, f.Len(), f.Truncated)
 	}
 	f, err = sessionfile.NewReader(sessionfile.Options{MaxFile: 5000}).Read(strings.NewReader(string(src)), "x")
 	if err != nil || !f.Truncated || f.Lines > 10 {
