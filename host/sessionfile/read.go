@@ -190,65 +190,93 @@ func (rd *Reader) read(name string) (*File, error) {
 		if tooLong > 0 {
 			file.problem(file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine))
 		} else if t := bytes.TrimSpace(line); len(t) > 0 {
-			n, first := 0, file.n
-			rd.sc.InitBytes(t)
-			for rd.sc.Next() {
-				n++
-				v := rd.sc.Value()
-				if v.Type() != fastjson.TypeObject {
-					file.problem(file.Lines, "not a JSON object")
-					continue
-				}
-				if !headerSeen {
-					if string(v.GetStringBytes("type")) != session.TypeSession || v.Get("id") == nil || v.Get("id").Type() != fastjson.TypeString {
-						return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
-					}
-					headerSeen = true
-					if ver := v.GetInt("version"); ver > 0 {
-						file.Version = ver
-					}
-					file.SessionID = str(v, "id")
-					file.CWD = str(v, "cwd")
-					file.ParentSession = str(v, "parentSession")
-					continue
-				}
-				if string(v.GetStringBytes("type")) == session.TypeSession {
-					// Pi keeps a second header in its entry list; it is
-					// not part of the tree.
-					file.problem(file.Lines, "a second session header; ignored")
-					continue
-				}
-				if file.n >= rd.opts.MaxEntries {
-					file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
-					file.Truncated = true
-					return rd.finish(file, keptIndex)
-				}
-				e := file.next()
-				*e = Entry{Line: int32(file.Lines)}
-				rd.dec.line = file.Lines
-				e.decode(v, &rd.dec)
-				if !Known(e.Type) {
-					if file.Skipped == nil {
-						file.Skipped = map[string]int{}
-					}
-					file.Skipped[e.Type]++
-				}
-				if file.Version < 2 && e.Type == session.TypeCompaction {
-					if k := v.Get("firstKeptEntryIndex"); k != nil && k.Type() == fastjson.TypeNumber {
-						if keptIndex == nil {
-							keptIndex = map[int]int64{}
+			n := 0
+			seg := t
+			var done bool
+			var result *File
+			var rerr error
+			budget := maxResume
+			for {
+				rd.sc.InitBytes(seg)
+				scan := func() (stop bool) {
+					for rd.sc.Next() {
+						n++
+						v := rd.sc.Value()
+						if v.Type() != fastjson.TypeObject {
+							file.problem(file.Lines, "not a JSON object")
+							continue
 						}
-						keptIndex[file.n-1] = k.GetInt64()
+						if !headerSeen {
+							if string(v.GetStringBytes("type")) != session.TypeSession || v.Get("id") == nil || v.Get("id").Type() != fastjson.TypeString {
+								result, rerr = nil, fmt.Errorf("%s: %w", name, ErrNotSession)
+								return true
+							}
+							headerSeen = true
+							if ver := v.GetInt("version"); ver > 0 {
+								file.Version = ver
+							}
+							file.SessionID = str(v, "id")
+							file.CWD = str(v, "cwd")
+							file.ParentSession = str(v, "parentSession")
+							continue
+						}
+						if string(v.GetStringBytes("type")) == session.TypeSession {
+							// Pi keeps a second header in its entry list; it is
+							// not part of the tree.
+							file.problem(file.Lines, "a second session header; ignored")
+							continue
+						}
+						if file.n >= rd.opts.MaxEntries {
+							file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
+							file.Truncated = true
+							result, rerr = rd.finish(file, keptIndex)
+							return true
+						}
+						e := file.next()
+						*e = Entry{Line: int32(file.Lines)}
+						rd.dec.line = file.Lines
+						e.decode(v, &rd.dec)
+						if !Known(e.Type) {
+							if file.Skipped == nil {
+								file.Skipped = map[string]int{}
+							}
+							file.Skipped[e.Type]++
+						}
+						if file.Version < 2 && e.Type == session.TypeCompaction {
+							if k := v.Get("firstKeptEntryIndex"); k != nil && k.Type() == fastjson.TypeNumber {
+								if keptIndex == nil {
+									keptIndex = map[int]int64{}
+								}
+								keptIndex[file.n-1] = k.GetInt64()
+							}
+						}
 					}
+					return false
 				}
+				if done = scan(); done {
+					break
+				}
+				err := rd.sc.Error()
+				if err == nil {
+					break
+				}
+				// A writer that died mid-line leaves a cut object, and the
+				// next entry goes on the same line: read on from the next
+				// object start that scans cleanly to the end of the line.
+				rest, ok := resume(seg, &budget)
+				if !ok {
+					file.problem(file.Lines, "not JSON: "+err.Error())
+					break
+				}
+				file.problem(file.Lines, "a cut JSON object; the entries after it on the line are read")
+				seg = rest
 			}
-			if err := rd.sc.Error(); err != nil {
-				file.problem(file.Lines, "not JSON: "+err.Error())
+			if done {
+				return result, rerr
 			}
 			if n > 1 {
 				file.Joined++
 			}
-			_ = first
 		}
 		if err == io.EOF {
 			break
@@ -261,6 +289,34 @@ func (rd *Reader) read(name string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
 	}
 	return rd.finish(file, keptIndex)
+}
+
+// maxResume bounds the places on one line where resume tries a scan.
+const maxResume = 16
+
+// resume finds, after a scan of seg failed, where the next entry starts:
+// the first `{"type":` after seg's start from which the rest of the line
+// scans as JSON objects with no error. A nested block of the cut object
+// (content blocks also start with "type") does not scan cleanly to the
+// end of the line, so it is passed over. Each try costs one scan of the
+// rest of the line, and a line gets maxResume tries in all.
+func resume(seg []byte, budget *int) ([]byte, bool) {
+	var sc fastjson.Scanner
+	for i := 1; *budget > 0; *budget-- {
+		j := bytes.Index(seg[i:], []byte(`{"type":`))
+		if j < 0 {
+			return nil, false
+		}
+		cand := seg[i+j:]
+		sc.InitBytes(cand)
+		for sc.Next() {
+		}
+		if sc.Error() == nil {
+			return cand, true
+		}
+		i += j + 1
+	}
+	return nil, false
 }
 
 // readLine returns the next line without its newline. A line over the

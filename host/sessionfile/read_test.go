@@ -242,3 +242,34 @@ func TestWalk(t *testing.T) {
 		}
 	}
 }
+
+// A writer that died mid-line leaves a cut object, and Pi's next entry
+// goes on the same line: the entries after the cut are read (a nested
+// content block of the cut object is not taken for one), the cut is a
+// problem of its line, and a line that never scans cleanly is one
+// "not JSON" problem.
+func TestReadCutObjectThenEntry(t *testing.T) {
+	src := `{"type":"session","version":3,"id":"s"}
+{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"one"}]}}
+{"type":"message","id":"cut","parentId":"a","message":{"role":"user","content":[{"type":"text","text":"hi"}],"tim{"type":"compaction","id":"c","parentId":"a","summary":"s","firstKeptEntryId":"a","tokensBefore":5}{"type":"message","id":"b","parentId":"c","message":{"role":"user","content":"two"}}
+{"type":"message","id":"x","parentId":"b","message":{"role":"user","content":[{"type":"text","text":"cut for good`
+	f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(src), "cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for k := 0; k < f.Len(); k++ {
+		ids = append(ids, f.At(k).ID)
+	}
+	if strings.Join(ids, ",") != "a,c,b" {
+		t.Errorf("entries %v, want a,c,b", ids)
+	}
+	if len(f.Problems) != 2 || f.Problems[0].Line != 3 || !strings.Contains(f.Problems[0].Msg, "cut JSON object") ||
+		f.Problems[1].Line != 4 || !strings.Contains(f.Problems[1].Msg, "not JSON") {
+		t.Errorf("problems %v", f.Problems)
+	}
+	path, _ := f.Branch("")
+	if len(path) != 3 || path[1].Type != session.TypeCompaction {
+		t.Errorf("branch %d entries", len(path))
+	}
+}
