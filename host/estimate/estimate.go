@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -24,16 +25,73 @@ func Tokens(chars int64) int64 {
 // entry's message, or the message Pi makes of a custom_message,
 // compaction or branch_summary entry). A value that is not an object, or
 // a role Pi does not estimate, is 0.
-func Message(m *fastjson.Value) int64 { return Tokens(MessageChars(m)) }
+func Message(m *fastjson.Value) int64 { var c Counter; return Tokens(c.MessageChars(m)) }
 
 // MessageChars is the character count behind Message.
-func MessageChars(m *fastjson.Value) int64 {
+func MessageChars(m *fastjson.Value) int64 { var c Counter; return c.MessageChars(m) }
+
+// ContentChars is Pi's estimateTextAndImageContentChars: a string's
+// length, or the text of text blocks plus ImageChars per image block.
+func ContentChars(v *fastjson.Value) int64 { var c Counter; return c.ContentChars(v) }
+
+// Counter counts as the package functions do, with a buffer it reuses:
+// it measures a string from its JSON text as written, escapes and all,
+// without decoding it (most of a session's bytes are in strings it only
+// needs the length of). Not safe for concurrent use.
+type Counter struct{ buf []byte }
+
+// Message is Pi's estimateTokens of one context message.
+func (c *Counter) Message(m *fastjson.Value) int64 { return Tokens(c.MessageChars(m)) }
+
+// str is the JavaScript length of a string value (0 for another type or
+// none): from its raw JSON text when fastjson has not decoded it yet.
+func (c *Counter) str(v *fastjson.Value) int64 {
+	if v == nil {
+		return 0
+	}
+	// MarshalTo writes a string fastjson has not decoded as it was in
+	// the file, and never decodes it (Type would).
+	c.buf = v.MarshalTo(c.buf[:0])
+	b := c.buf
+	if len(b) < 2 || b[0] != '"' {
+		return 0
+	}
+	return EscapedLen(b[1 : len(b)-1])
+}
+
+// EscapedLen is the JavaScript length of the string a JSON string
+// literal's body (without its quotes) decodes to: each escape is one
+// UTF-16 unit (a \uXXXX of a surrogate pair one of its two), everything
+// else as JSLen counts it.
+func EscapedLen(b []byte) int64 {
+	n := JSLen(b)
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\\')
+		if j < 0 || i+j+1 >= len(b) {
+			return n
+		}
+		i += j + 1
+		if b[i] == 'u' {
+			n -= 5
+			i += 5
+		} else {
+			n--
+			i++
+		}
+		if i >= len(b) {
+			return n
+		}
+	}
+}
+
+// MessageChars is the character count behind Message.
+func (c *Counter) MessageChars(m *fastjson.Value) int64 {
 	if m == nil || m.Type() != fastjson.TypeObject {
 		return 0
 	}
 	switch string(m.GetStringBytes("role")) {
 	case "system":
-		n := ContentChars(m.Get("content"))
+		n := c.ContentChars(m.Get("content"))
 		if s := m.Get("sections"); s != nil && s.Type() == fastjson.TypeObject {
 			o, _ := s.Object()
 			o.Visit(func(_ []byte, v *fastjson.Value) {
@@ -49,15 +107,15 @@ func MessageChars(m *fastjson.Value) int64 {
 		}
 		return n
 	case "user", "toolResult", "custom":
-		return ContentChars(m.Get("content"))
+		return c.ContentChars(m.Get("content"))
 	case "assistant":
 		var n int64
 		for _, b := range m.GetArray("content") {
 			switch string(b.GetStringBytes("type")) {
 			case "text":
-				n += JSLen(b.GetStringBytes("text"))
+				n += c.str(b.Get("text"))
 			case "thinking":
-				n += JSLen(b.GetStringBytes("thinking"))
+				n += c.str(b.Get("thinking"))
 			case "toolCall":
 				n += JSLen(b.GetStringBytes("name"))
 				if a := b.Get("arguments"); a != nil {
@@ -67,40 +125,38 @@ func MessageChars(m *fastjson.Value) int64 {
 		}
 		return n
 	case "bashExecution":
-		return JSLen(m.GetStringBytes("command")) + JSLen(m.GetStringBytes("output"))
+		return c.str(m.Get("command")) + c.str(m.Get("output"))
 	case "branchSummary", "compactionSummary":
-		return JSLen(m.GetStringBytes("summary"))
+		return c.str(m.Get("summary"))
 	}
 	return 0
 }
 
 // ContentChars is Pi's estimateTextAndImageContentChars: a string's
 // length, or the text of text blocks plus ImageChars per image block.
-func ContentChars(c *fastjson.Value) int64 {
-	if c == nil {
+func (c *Counter) ContentChars(v *fastjson.Value) int64 {
+	if v == nil {
 		return 0
 	}
-	switch c.Type() {
-	case fastjson.TypeString:
-		return JSLen(c.GetStringBytes())
-	case fastjson.TypeArray:
+	// GetArray reads the type without decoding a string (Array would).
+	if a := v.GetArray(); a != nil {
 		var n int64
-		for _, b := range c.GetArray() {
+		for _, b := range a {
 			switch string(b.GetStringBytes("type")) {
 			case "text":
-				n += JSLen(b.GetStringBytes("text"))
+				n += c.str(b.Get("text"))
 			case "image":
 				n += ImageChars
 			}
 		}
 		return n
 	}
-	return 0
+	return c.str(v)
 }
 
-// SummaryChars is the length of a summary text (a compaction's or a
-// branch summary's), the count behind the message Pi makes of it.
-func SummaryChars(s []byte) int64 { return JSLen(s) }
+// SummaryChars is the length of a summary (a compaction's or a branch
+// summary's) string value.
+func (c *Counter) SummaryChars(v *fastjson.Value) int64 { return c.str(v) }
 
 func truthy(v *fastjson.Value) bool {
 	if v == nil {

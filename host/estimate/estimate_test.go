@@ -75,3 +75,15 @@ func TestMessage(t *testing.T) {
 		}
 	}
 }
+
+// EscapedLen measures a string from its JSON text: each escape one
+// UTF-16 unit, a surrogate pair's two escapes two.
+func TestEscapedLen(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`: "plain", `a\nb\tc`: "a\nb\tc", `q\"q\\`: `q"q\`, `\u00e9t\u00e9`: "été", `\ud83d\ude00!`: "😀!", `déjà`: "déjà", `x\/y`: "x/y",
+	} {
+		if got, w := estimate.EscapedLen([]byte(in)), int64(len(utf16.Encode([]rune(want)))); got != w {
+			t.Errorf("EscapedLen(%s) = %d, want %d", in, got, w)
+		}
+	}
+}

@@ -219,8 +219,8 @@ func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
 		e.decodeMessage(v.Get("message"), o)
 	case session.TypeCompaction:
 		x := e.x()
-		e.Est = clamp32(estimate.Tokens(estimate.SummaryChars(v.GetStringBytes("summary"))))
-		x.SystemEst = estimate.Message(v.Get("systemMessage"))
+		e.Est = clamp32(estimate.Tokens(o.est.SummaryChars(v.Get("summary"))))
+		x.SystemEst = o.est.Message(v.Get("systemMessage"))
 		x.FirstKeptEntryID = str(v, "firstKeptEntryId")
 		x.TokensBefore = o.count(v, "tokensBefore")
 		if v.GetBool("fromHook") {
@@ -228,7 +228,7 @@ func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
 		}
 		x.WindowID = str(v, "details", "windowId")
 	case session.TypeBranchSummary:
-		e.Est = clamp32(estimate.Tokens(estimate.SummaryChars(v.GetStringBytes("summary"))))
+		e.Est = clamp32(estimate.Tokens(o.est.SummaryChars(v.Get("summary"))))
 		if v.GetBool("fromHook") {
 			e.flags |= flagFromHook
 		}
@@ -241,7 +241,7 @@ func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
 		x.CustomType = str(v, "customType")
 		x.WindowID = str(v, "details", "windowId")
 		// Pi makes a custom-role message of it: its content counts.
-		e.Est = clamp32(estimate.Tokens(estimate.ContentChars(v.Get("content"))))
+		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(v.Get("content"))))
 	case session.TypeModelChange:
 		x := e.x()
 		x.Provider = str(v, "provider")
@@ -265,13 +265,13 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 		return
 	}
 	e.Role = internRole(m.GetStringBytes("role"))
-	e.Est = clamp32(estimate.Message(m))
+	e.Est = clamp32(o.est.Message(m))
 	switch e.Role {
 	case "hookMessage":
 		// Pi's migrateV2ToV3 renames it; a version 3 file never has it,
 		// but reading it as Pi would after migration costs nothing.
 		e.Role = "custom"
-		e.Est = clamp32(estimate.Tokens(estimate.ContentChars(m.Get("content"))))
+		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(m.Get("content"))))
 		fallthrough
 	case "custom":
 		x := e.x()
@@ -370,6 +370,7 @@ type decodeState struct {
 	lastID string
 	line   int
 	file   *File
+	est    estimate.Counter
 }
 
 // id copies an entry's id.
