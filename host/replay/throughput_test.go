@@ -190,3 +190,18 @@ func BenchmarkReplayRealistic(b *testing.B) {
 	b.ReportMetric(float64(size)/float64(1<<20), "MiB/corpus")
 	_ = time.Second
 }
+
+// TestWriteRealistic writes BenchmarkReplayRealistic's corpus to measure
+// the command on it: REPLAY_REALISTIC=DIR go test ./host/replay -run WriteRealistic.
+func TestWriteRealistic(t *testing.T) {
+	dir := os.Getenv("REPLAY_REALISTIC")
+	if dir == "" {
+		t.Skip("set REPLAY_REALISTIC=DIR to write the realistic corpus")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 60; i++ {
+		if err := writeRealistic(filepath.Join(dir, fmt.Sprintf("s%03d.jsonl", i)), rng, 40+rng.IntN(400)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
