@@ -30,10 +30,10 @@ func (r *run) finish() {
 		rep.Series = rep.Points
 	}
 	if rep.FirstWarning != nil && r.rp.cfg.ObeysWithin <= 0 && r.rp.closeOut != "" {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the policy warned at turn %d, but this record was made without the warning: it cannot show the agent acting on it (calling %s, writing notes), so every later turn runs on as if ignored; --assume-obeys-within N assumes the agent closes out N turns after a warning", rep.FirstWarning.Turn, r.rp.closeOut))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the policy warned, but this record was made without the warning: it cannot show the agent acting on it (calling %s, writing notes), so every later turn runs on as if ignored; --assume-obeys-within N assumes the agent closes out N turns after a warning", r.rp.closeOut))
 	}
 	if rep.AssumedCloseOuts > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("assumed: the agent called %s %d turns after each warning (%d times); the record does not show it", r.rp.closeOut, r.rp.cfg.ObeysWithin, rep.AssumedCloseOuts))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("assumed: the agent called %s %d turns after a window's first warning (close-outs: %d); the record does not show it", r.rp.closeOut, r.rp.cfg.ObeysWithin, rep.AssumedCloseOuts))
 	}
 	if rep.RecordedPeakTokens > rep.ContextWindow && rep.WindowFrom != "flag" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the record's context reached %d tokens (%s), above the assumed %d-token window of %s (%s): the window is larger than assumed; give it with --context-window", rep.RecordedPeakTokens, rep.RecordedPeakKind, rep.ContextWindow, orDash(rep.Model), windowFromText(rep.WindowFrom)))
