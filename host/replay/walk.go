@@ -218,7 +218,10 @@ func (r *run) customMessage(e *sessionfile.Entry) {
 // answer is one model turn: its request, then its tool calls.
 func (r *run) answer(e *sessionfile.Entry) {
 	overflow := e.StopReason() == "error" && isOverflow(e.Extra().ErrorMessage)
-	stated, max := overflowTokens(e.Extra().ErrorMessage)
+	var stated, max int64
+	if overflow {
+		stated, max = overflowTokens(e.Extra().ErrorMessage)
+	}
 	if overflow && r.projected {
 		r.follow()
 		if r.tokens <= r.ctxWindow {

@@ -327,7 +327,7 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 func (e *Entry) decodeUsage(u *fastjson.Value, o *decodeState) {
 	var parts [5]int64
 	for i, k := range usageKeys {
-		n, ok := o.tokenCount(u.Get(k), "usage."+k)
+		n, ok := o.tokenCount(u.Get(k), usageNames[i])
 		if !ok {
 			return
 		}
@@ -343,7 +343,10 @@ func (e *Entry) decodeUsage(u *fastjson.Value, o *decodeState) {
 	e.Output = int32(parts[1])
 }
 
-var usageKeys = [5]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+var (
+	usageKeys  = [5]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+	usageNames = [5]string{"usage.input", "usage.output", "usage.cacheRead", "usage.cacheWrite", "usage.totalTokens"}
+)
 
 // MaxToolCalls bounds the tool calls kept of one assistant message; more
 // are counted as calls but not kept.
