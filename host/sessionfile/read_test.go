@@ -273,3 +273,45 @@ func TestReadCutObjectThenEntry(t *testing.T) {
 		t.Errorf("branch %d entries", len(path))
 	}
 }
+
+// Problems are bounded per file: MaxProblems kept, the rest counted.
+func TestMaxProblems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","id":"s"}` + "\n")
+	for i := 0; i < sessionfile.MaxProblems+5; i++ {
+		b.WriteString("not json\n")
+	}
+	f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(b.String()), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Problems) != sessionfile.MaxProblems || f.MoreProblems != 5 {
+		t.Fatalf("%d problems kept, %d more", len(f.Problems), f.MoreProblems)
+	}
+}
+
+// A token count is a whole number from 0 to MaxTokenCount; anything else
+// is a problem of its line and the usage is not taken.
+func TestTokenCounts(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		ok    bool
+	}{
+		{"0", true}, {"2147483647", true}, {"2147483648", false}, {"-1", false}, {"1.5", false},
+		{"1e308", false}, {"1e999", false}, {`"12"`, false}, {"1e3", true},
+	} {
+		src := `{"type":"session","id":"s"}` + "\n" +
+			`{"type":"message","id":"a","message":{"role":"assistant","content":[],"stopReason":"stop","usage":{"input":` + tc.input + `,"output":1}}}`
+		f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(src), "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := f.At(0)
+		if e.HasUsage() != tc.ok || (len(f.Problems) == 0) != tc.ok {
+			t.Errorf("input %s: usage taken %v, problems %v", tc.input, e.HasUsage(), f.Problems)
+		}
+		if !tc.ok && (f.Problems[0].Line != 2 || !strings.Contains(f.Problems[0].Msg, "usage.input")) {
+			t.Errorf("input %s: problem %v", tc.input, f.Problems[0])
+		}
+	}
+}
