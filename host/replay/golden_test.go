@@ -83,3 +83,40 @@ func TestGoldenReplays(t *testing.T) {
 		})
 	}
 }
+
+// After the replay left the record, a recorded overflow is not replayed
+// while the projected request fits the window (the golden session), and
+// is replayed when the projected window would overflow too: here the
+// agent wipes its window, then reads a file of some 210,000 tokens and
+// the provider refuses the request, with automatic compaction off (so
+// that no hard reserve resets the window first).
+func TestOverflowAfterDeparture(t *testing.T) {
+	golden, _ := filepath.Abs(filepath.Join("testdata", "golden", "overflow_after_departure.jsonl"))
+	rep := replayFile(t, config(t, "wipe_memory", nil, 0), golden, "")
+	if rep.DivergedAt == 0 || rep.OverflowsNotReplayed != 1 {
+		t.Errorf("golden: diverged at %d, overflows not replayed %d, want 1", rep.DivergedAt, rep.OverflowsNotReplayed)
+	}
+	big := strings.Repeat("x", 840000)
+	src := `{"type":"session","version":3,"id":"s"}
+{"type":"message","id":"u1","message":{"role":"user","content":"Start."}}
+{"type":"message","id":"a1","parentId":"u1","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"wipe_memory","arguments":{}}],"model":"claude-sonnet-4-5","stopReason":"toolUse","usage":{"input":3000,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":3010}}}
+{"type":"message","id":"t1","parentId":"a1","message":{"role":"toolResult","toolName":"wipe_memory","content":[{"type":"text","text":"ok"}]}}
+{"type":"message","id":"b1","parentId":"t1","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"read","arguments":{"path":"big"}}],"model":"claude-sonnet-4-5","stopReason":"toolUse","usage":{"input":3100,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":3110}}}
+{"type":"message","id":"r1","parentId":"b1","message":{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"` + big + `"}]}}
+{"type":"message","id":"e1","parentId":"r1","message":{"role":"assistant","content":[],"model":"claude-sonnet-4-5","stopReason":"error","errorMessage":"prompt is too long: 213120 tokens > 200000 maximum","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0}}}
+`
+	file := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(t, "wipe_memory", nil, 0)
+	cfg.Settings.AutoCompaction = false
+	rep = replayFile(t, cfg, file, "")
+	if rep.DivergedAt == 0 || rep.OverflowsNotReplayed != 0 || rep.Turns != 3 {
+		t.Fatalf("diverged at %d, overflows not replayed %d, turns %d (want the overflow turn replayed)", rep.DivergedAt, rep.OverflowsNotReplayed, rep.Turns)
+	}
+	last := rep.Points[len(rep.Points)-1]
+	if last.Tokens <= 200000 || last.Kind != replay.Projected {
+		t.Errorf("the refused request's projected context %+v fits the window", last)
+	}
+}
