@@ -24,8 +24,8 @@ const MaxPlotSessions = 12
 
 // Threshold is a context level a policy (or Pi) acts at.
 type Threshold struct {
-	Name   string
-	Tokens float64
+	Name   string  `json:"name"`
+	Tokens float64 `json:"tokens"`
 }
 
 // PlotSession is one panel: a session's reports, one per setting, and
@@ -44,36 +44,40 @@ type PlotSession struct {
 func ThresholdsOf(configs []Config, reps []*Report) [][]Threshold {
 	out := make([][]Threshold, len(configs))
 	for i, cfg := range configs {
-		window := reps[i].ContextWindow
-		b, err := engine.NewEventBuilder("request")
-		if err != nil {
-			continue
-		}
-		b.SetInt(b.MustIndex("context_window", contract.Int), window)
-		b.SetInt(b.MustIndex("reserve", contract.Int), cfg.Settings.Reserve)
-		var ts []Threshold
-		ev, err := b.Event()
-		if err != nil {
-			continue
-		}
-		for _, d := range cfg.Engine.NewSession().Derived(ev) {
-			v, ok := d.Value.(float64)
-			if !ok {
-				continue
-			}
-			switch {
-			case strings.HasSuffix(d.Name, "_at"):
-				ts = append(ts, Threshold{strings.TrimSuffix(d.Name, "_at"), float64(window) - v})
-			case strings.HasPrefix(d.Name, "active_"):
-				ts = append(ts, Threshold{strings.TrimPrefix(d.Name, "active_"), v})
-			}
-		}
-		if cfg.Settings.AutoCompaction {
-			ts = append(ts, Threshold{"Pi compaction", float64(window - cfg.Settings.Reserve)})
-		}
-		out[i] = ts
+		out[i] = thresholdsFor(cfg, reps[i].ContextWindow)
 	}
 	return out
+}
+
+// thresholdsFor is ThresholdsOf for one setting and window.
+func thresholdsFor(cfg Config, window int64) []Threshold {
+	b, err := engine.NewEventBuilder("request")
+	if err != nil {
+		return nil
+	}
+	b.SetInt(b.MustIndex("context_window", contract.Int), window)
+	b.SetInt(b.MustIndex("reserve", contract.Int), cfg.Settings.Reserve)
+	var ts []Threshold
+	ev, err := b.Event()
+	if err != nil {
+		return nil
+	}
+	for _, d := range cfg.Engine.NewSession().Derived(ev) {
+		v, ok := d.Value.(float64)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(d.Name, "_at"):
+			ts = append(ts, Threshold{strings.TrimSuffix(d.Name, "_at"), float64(window) - v})
+		case strings.HasPrefix(d.Name, "active_"):
+			ts = append(ts, Threshold{strings.TrimPrefix(d.Name, "active_"), v})
+		}
+	}
+	if cfg.Settings.AutoCompaction {
+		ts = append(ts, Threshold{"Pi compaction", float64(window - cfg.Settings.Reserve)})
+	}
+	return ts
 }
 
 // Plot draws the sessions to path (.svg or .png): per session, context

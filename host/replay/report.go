@@ -75,8 +75,10 @@ type Report struct {
 
 	// Points are the context of every request, for plots.
 	Points []Point `json:"-"`
-	// Series are the same points in the JSON (Config.Series, --series).
-	Series []Point `json:"series,omitempty"`
+	// Series are the same points in the JSON (Config.Series, --series),
+	// with the setting's thresholds for this session's window.
+	Series     []Point     `json:"series,omitempty"`
+	Thresholds []Threshold `json:"thresholds,omitempty"`
 }
 
 // Mark is a turn where something happened, with the context then.
