@@ -32,6 +32,10 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"session","id":"x"}{"type":"compaction","firstKeptEntryIndex":1}` + "\n" + `{"type":"message"}`))
 	f.Add([]byte(`{"type":"session","version":2,"id":"x"}` + "\n" + `{"type":"message","id":"a","parentId":"a","message":{"role":"hookMessage"}}`))
+	// A cut object before the next entry, nested blocks that look like
+	// entries, absurd token counts.
+	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"message","id":"a","message":{"content":[{"type":"text","text":"h"}],"t{"type":"compaction","id":"c","parentId":"a"}{"type":"message","id":"b","parentId":"c"}`))
+	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":1e999,"output":-1,"totalTokens":NaN}}}`))
 	rd := sessionfile.NewReader(sessionfile.Options{MaxLine: 4096, MaxEntries: 64})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := rd.Read(bytes.NewReader(data), "fuzz")
