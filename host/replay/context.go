@@ -33,6 +33,7 @@ type piContext struct {
 	trailing int64 // estimates of the messages after it
 	all      int64 // estimates of every message of the context but system ones
 	system   int64 // the estimate of the current system message
+	scanned  int   // entries stepped over looking for kept ranges
 }
 
 func (c *piContext) tokens() (int64, Kind) {
@@ -74,8 +75,12 @@ func (c *piContext) measure(n int64) {
 	c.usage, c.have, c.trailing = n, true, 0
 }
 
-// maxKeptScan bounds the walk back to a compaction's first kept entry.
-const maxKeptScan = 1 << 16
+// maxKeptScan bounds the walks back to compactions' first kept entries,
+// in entries stepped over, for one session: kept ranges are short (Pi
+// keeps about keepRecentTokens), but a file can name a first kept entry
+// that is not there at every compaction. Past the budget a kept range
+// counts as not found (Pi would keep nothing either way if it were not).
+const maxKeptScan = 1 << 22
 
 // compact is a compaction at path[pos]: the context becomes its summary
 // (and its system message, if it carries one), the entries it keeps (from
@@ -91,7 +96,8 @@ func (c *piContext) compact(path []*sessionfile.Entry, pos int) {
 		return
 	}
 	var kept int64
-	for i := pos - 1; i >= 0 && pos-i <= maxKeptScan; i-- {
+	for i := pos - 1; i >= 0 && c.scanned < maxKeptScan; i-- {
+		c.scanned++
 		p := path[i]
 		if !p.IsSystem() && p.Type != session.TypeCompaction {
 			kept += int64(p.Est)
