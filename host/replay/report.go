@@ -31,7 +31,7 @@ type Report struct {
 	RecordedPeakTokens int64 `json:"recorded_peak_tokens"`
 	RecordedPeakKind   Kind  `json:"recorded_peak_tokens_kind"`
 	// Stated are the prompt sizes providers stated in overflow errors
-	// (measured figures).
+	// (measured figures), the first 1,000.
 	Stated []StatedSize `json:"stated_by_provider,omitempty"`
 	// DivergedAt is the turn of the first decision that changed the
 	// window (0: none); figures of later turns are projected.

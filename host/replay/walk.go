@@ -245,7 +245,9 @@ func (r *run) answer(e *sessionfile.Entry) {
 	}
 	if overflow && stated > 0 {
 		pt.Measured = stated
-		r.rep.Stated = append(r.rep.Stated, StatedSize{Line: int(e.Line), Tokens: stated, Maximum: max})
+		if len(r.rep.Stated) < 1000 {
+			r.rep.Stated = append(r.rep.Stated, StatedSize{Line: int(e.Line), Tokens: stated, Maximum: max})
+		}
 	}
 	if r.rp.cfg.Points {
 		r.rep.Points = append(r.rep.Points, pt)
