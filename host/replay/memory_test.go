@@ -10,17 +10,26 @@ import (
 	"github.com/resetpolicy/resetpolicy/host/sessionfile"
 )
 
-// tinySession is a session of n tiny entries: prompts and answers of a
-// few bytes, each with its id, parent and time.
+// tinySession is a session of n tiny entries, each with its id, parent
+// and time: prompts and answers of a few bytes, tool calls and results,
+// extensions' custom entries.
 func tinySession(n int) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"session","version":3,"id":"tiny","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}` + "\n")
 	prev := "null"
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprintf("%08x", i)
-		if i%2 == 1 {
+		switch {
+		case i%10 == 3:
+			// Extensions' state entries, of two types.
+			fmt.Fprintf(&b, `{"type":"custom","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","customType":"ext-%d/state","data":{"n":%d}}`+"\n", id, prev, i%20/10, i)
+		case i%10 == 5:
+			fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"x"}],"timestamp":0}}`+"\n", id, prev)
+		case i%2 == 1:
 			fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":0}}`+"\n", id, prev)
-		} else {
+		case i%10 == 4:
+			fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c%d","name":"read","arguments":{"path":"f"}}],"model":"m","stopReason":"toolUse","usage":{"input":%d,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"timestamp":0}}`+"\n", id, prev, i, 100+i%1000)
+		default:
 			fmt.Fprintf(&b, `{"type":"message","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"model":"m","stopReason":"stop","usage":{"input":%d,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"timestamp":0}}`+"\n", id, prev, 100+i%1000)
 		}
 		prev = `"` + id + `"`
@@ -67,7 +76,7 @@ func TestMemoryPerEntry(t *testing.T) {
 	runtime.KeepAlive(src)
 	per := float64(after-before) / n
 	t.Logf("%d entries: %.0f bytes of live heap per entry (%d turns)", f.Len(), per, rep.Turns)
-	if f.Len() != n || rep.Turns != n/2 {
+	if f.Len() != n || rep.Turns < n/3 {
 		t.Fatalf("%d entries, %d turns", f.Len(), rep.Turns)
 	}
 	if per > maxBytesPerEntry {

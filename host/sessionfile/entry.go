@@ -20,7 +20,8 @@ type Entry struct {
 	Role     string // a message entry's role (user, assistant, toolResult, system, custom, …)
 	ID       string
 	ParentID string // shares the previous entry's ID string when it names it
-	// Name is an assistant message's model, a tool result's tool.
+	// Name is an assistant message's model, a tool result's tool, the
+	// customType of a custom entry, custom_message or custom-role message.
 	Name string
 	// Millis is the entry's time in Unix milliseconds (its ISO
 	// timestamp; 0 when absent or unparsable).
@@ -51,8 +52,6 @@ type Extra struct {
 	Provider     string
 	ErrorMessage string // an assistant's, cut to MaxErrorMessage bytes
 	ToolCalls    []ToolCall
-	// custom, custom_message and custom-role messages.
-	CustomType string
 	// WindowID is the windowId a reset artifact carries (data.windowId of
 	// a custom entry, details.windowId of a custom message or compaction).
 	WindowID string
@@ -119,6 +118,23 @@ func (e *Entry) Extra() *Extra {
 	return e.X
 }
 
+// CustomType is the customType of a custom entry, custom_message or
+// custom-role message (its Name).
+func (e *Entry) CustomType() string {
+	if e.Type == session.TypeCustom || e.isCustomMessage() {
+		return e.Name
+	}
+	return ""
+}
+
+// windowID keeps a reset artifact's window id, in Extra: most custom
+// entries have none and need no Extra.
+func (e *Entry) windowID(id string) {
+	if id != "" {
+		e.x().WindowID = id
+	}
+}
+
 // Model is an assistant message's model (its Name).
 func (e *Entry) Model() string {
 	if e.Role == "assistant" {
@@ -168,15 +184,15 @@ func (e *Entry) ValidUsage() bool {
 
 // IsMarker reports a reset marker of this project (or of pi-context).
 func (e *Entry) IsMarker() bool {
-	if e.Type != session.TypeCustom || e.X == nil {
+	if e.Type != session.TypeCustom {
 		return false
 	}
-	return e.X.CustomType == session.MarkerType || e.X.CustomType == session.LegacyMarkerType
+	return e.Name == session.MarkerType || e.Name == session.LegacyMarkerType
 }
 
 // IsBoot reports the hidden boot message of a reset boundary.
 func (e *Entry) IsBoot() bool {
-	return e.isCustomMessage() && e.X != nil && (e.X.CustomType == session.BootType || e.X.CustomType == session.LegacyBootType)
+	return e.isCustomMessage() && (e.Name == session.BootType || e.Name == session.LegacyBootType)
 }
 
 // IsResetCompaction reports the retain-none compaction of a reset
@@ -233,13 +249,11 @@ func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
 			e.flags |= flagFromHook
 		}
 	case session.TypeCustom:
-		x := e.x()
-		x.CustomType = str(v, "customType")
-		x.WindowID = str(v, "data", "windowId")
+		e.Name = o.name(v.GetStringBytes("customType"))
+		e.windowID(str(v, "data", "windowId"))
 	case session.TypeCustomMessage:
-		x := e.x()
-		x.CustomType = str(v, "customType")
-		x.WindowID = str(v, "details", "windowId")
+		e.Name = o.name(v.GetStringBytes("customType"))
+		e.windowID(str(v, "details", "windowId"))
 		// Pi makes a custom-role message of it: its content counts.
 		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(v.Get("content"))))
 	case session.TypeModelChange:
@@ -274,9 +288,8 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(m.Get("content"))))
 		fallthrough
 	case "custom":
-		x := e.x()
-		x.CustomType = str(m, "customType")
-		x.WindowID = str(m, "details", "windowId")
+		e.Name = o.name(m.GetStringBytes("customType"))
+		e.windowID(str(m, "details", "windowId"))
 	case "assistant":
 		e.Name = o.last.model.get(m.GetStringBytes("model"))
 		e.stop = stopCode(m.GetStringBytes("stopReason"))
@@ -370,6 +383,7 @@ func str(v *fastjson.Value, keys ...string) string {
 type decodeState struct {
 	*Options
 	last   struct{ model lastString }
+	names  map[string]string // interned custom types, at most maxNames
 	lastID string
 	line   int
 	file   *File
@@ -427,6 +441,28 @@ func shown(v *fastjson.Value) string {
 		raw = raw[:32] + "…"
 	}
 	return raw
+}
+
+// maxNames bounds the custom types a Reader interns.
+const maxNames = 256
+
+// name interns a custom type: a session's extensions write a handful of
+// them on thousands of entries.
+func (o *decodeState) name(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := o.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if o.names == nil {
+		o.names = map[string]string{}
+	}
+	if len(o.names) < maxNames {
+		o.names[s] = s
+	}
+	return s
 }
 
 // lastString returns the previous string when the bytes are the same, so

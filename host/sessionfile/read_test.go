@@ -116,7 +116,7 @@ func TestReadMigratesOlderVersions(t *testing.T) {
 					hook = f.At(k)
 				}
 			}
-			if hook == nil || hook.Role != "custom" || hook.Extra().CustomType != "notes-hint" {
+			if hook == nil || hook.Role != "custom" || hook.CustomType() != "notes-hint" {
 				t.Fatalf("v2 hook message: %+v", hook)
 			}
 		}
