@@ -32,6 +32,8 @@ type replayFlags struct {
 	jobs           int
 	progress       string
 	piSettings     []string
+	obeysWithin    int
+	series         bool
 	// points keeps each request's context for a chart, and maxDecisions
 	// bounds the decisions kept per session (0: replay's default); set by
 	// report, which charts sessions, not by flags.
@@ -55,8 +57,15 @@ that really happened, and events the policy rejected.
 Figures are measured until the first decision that changes the window (a
 reset, a checkpoint, a compaction the policy starts or cancels); after it the
 record no longer describes the window, and figures are projected: the fresh
-window's size plus what each later turn added in the record. Projected
-figures are marked with ~ (and "projected": true in --json).
+window's size plus what each later turn added in the record. Every token
+figure says how it was found: m measured (a provider's usage, or the prompt
+size an overflow error states), e estimated (Pi 1.6's own estimate: the
+latest usage plus about a token per four characters of what follows), p
+projected; --json carries the same as "kind" fields.
+
+A record made without the policy's warning cannot show the agent obeying it:
+--assume-obeys-within N assumes the agent calls the policy's tool N turns
+after a window's first warning.
 
 --compare P=V1,V2 replays every session once per value, side by side; P is a
 param, "policy", or a host setting (context_window, reserve, keep_recent,
@@ -90,6 +99,8 @@ func addReplayFlags(cmd *cobra.Command, f *replayFlags) {
 	cmd.Flags().Int64Var(&f.keepRecent, "keep-recent", 20000, "Pi's compaction.keepRecentTokens")
 	cmd.Flags().BoolVar(&f.autoCompaction, "auto-compaction", true, "Pi's compaction.enabled")
 	cmd.Flags().StringArrayVar(&f.piSettings, "pi-settings", nil, "a Pi settings.json whose compaction settings apply (repeatable: the agent directory's, then the project's); --reserve, --keep-recent and --auto-compaction given explicitly win")
+	cmd.Flags().IntVar(&f.obeysWithin, "assume-obeys-within", 0, "assume the agent closes out (calls the policy's tool) this many turns after a window's first warning (0: only what the record shows)")
+	cmd.Flags().BoolVar(&f.series, "series", false, "with --json, each report carries its per-request series (turn, tokens, kind, measured, recorded)")
 	cmd.Flags().IntVar(&f.jobs, "jobs", 0, "sessions replayed at once (default: the number of CPUs)")
 	cmd.Flags().StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (on a terminal), always, never")
 }
@@ -180,6 +191,9 @@ func replaySettings(cmd *cobra.Command, f replayFlags, policy string) ([]setting
 func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) error {
 	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
 		return usage("--plot %q: the file name must end in .svg or .png", f.plot)
+	}
+	if f.obeysWithin < 0 {
+		return usage("--assume-obeys-within takes a whole number of turns, 0 or more")
 	}
 	configs, labels, resolved, err := replayConfigs(cmd, f, policy, !f.asJSON)
 	if err != nil {
@@ -287,7 +301,7 @@ func replayConfigs(cmd *cobra.Command, f replayFlags, policy string, header bool
 		if s.label == "" {
 			s.label = p.Name
 		}
-		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: points, MaxDecisions: maxDecisions})
+		configs = append(configs, replay.Config{Label: s.label, Engine: engine.New(p), Settings: s.settings, Points: points, MaxDecisions: maxDecisions, ObeysWithin: f.obeysWithin, Series: f.series})
 		labels = append(labels, s.label)
 	}
 	return configs, labels, resolved, nil

@@ -160,7 +160,7 @@ func TestSimulatePlot(t *testing.T) {
 	if err := xml.Unmarshal(b, &doc); err != nil || doc.XMLName.Local != "svg" {
 		t.Fatalf("svg: %v %v", err, doc.XMLName)
 	}
-	for _, want := range []string{"reminder", "warning", "reset", "hard_reserve 183616"} {
+	for _, want := range []string{"reminder", "warning", "reset", "hard_reserve", "183616"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the plot lacks %q", want)
 		}

@@ -116,3 +116,15 @@ func (c *Corpus) Run(files []string) {
 		}
 	}
 }
+
+// Files replays files under configs (Workers 0: every core) and returns
+// their results in file order: the corpus run for a caller that wants
+// every report at once (Config.Series or Points keeps each report's
+// per-request series; ThresholdsOf or Report.Thresholds gives the
+// thresholds). Memory grows with the reports, not the sessions.
+func Files(configs []Config, files []string, leaf string, workers int) []Result {
+	out := make([]Result, 0, len(files))
+	c := Corpus{Configs: configs, Leaf: leaf, Workers: workers, Emit: func(r Result) { out = append(out, r) }}
+	c.Run(files)
+	return out
+}

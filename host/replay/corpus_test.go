@@ -237,3 +237,19 @@ func TestProjectedThresholdCompaction(t *testing.T) {
 		t.Errorf("projected peak %d over the window", rep.PeakTokens)
 	}
 }
+
+// Files returns every result in order; with Series each report carries
+// its per-request series and its setting's thresholds.
+func TestFilesSeries(t *testing.T) {
+	cfg := config(t, "wipe_memory", nil, 64000)
+	cfg.Series = true
+	files := []string{filepath.Join(dir, "pi-faux-read.jsonl"), filepath.Join(dir, "branched.jsonl")}
+	res := replay.Files([]replay.Config{cfg}, files, "", 1)
+	if len(res) != 2 || res[0].File != files[0] || res[1].File != files[1] {
+		t.Fatalf("results %+v", res)
+	}
+	rep := res[0].Reports[0]
+	if len(rep.Series) != rep.Turns || rep.Series[0].Kind == "" || len(rep.Thresholds) == 0 {
+		t.Fatalf("series %d for %d turns, thresholds %v", len(rep.Series), rep.Turns, rep.Thresholds)
+	}
+}

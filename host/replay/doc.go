@@ -5,8 +5,10 @@
 // # What it owns
 //
 //   - Sessions to host events (DESIGN §4): session_start; per model turn
-//     a request carrying the context tokens of that request (the usage of
-//     its answer minus the answer's output) and a turn_end with the
+//     a request carrying the context tokens Pi's getContextUsage reports
+//     then (the latest valid usage plus Pi's estimate of what follows,
+//     host/estimate; a provider's stated prompt size where an overflow
+//     error has one) and a turn_end with the
 //     outcome, the error kind and the tool results; tool events for the
 //     tools the policy declares; agent_end, before_settle and settled
 //     when a user prompt (or the end of the branch) ends a run;
@@ -28,11 +30,18 @@
 //     and tools of a fresh window) after a reset, at that plus the kept
 //     recent tokens after a summarising compaction, or stays where it was
 //     after a cancelled one; each later turn adds what it added in the
-//     record (never less than nothing). Recorded compactions and resets
-//     after that point are not replayed — they answered a window that no
-//     longer exists — and Pi's own threshold compaction is applied to the
-//     projected tokens instead. Every figure carries whether it is
-//     measured or projected.
+//     record (never less than nothing). Recorded compactions, resets and
+//     overflow errors (while the projected request fits) after that point
+//     are not replayed — they answered a window that no longer exists —
+//     and Pi's own threshold compaction is applied to the projected tokens
+//     instead. Every figure carries its Kind: measured, estimated or
+//     projected.
+//   - What a replay cannot know: notes on a window the record's context
+//     exceeds or a provider states, a model pi-ai's registry does not
+//     know, and a warning the recorded agent never saw; Config.ObeysWithin
+//     assumes the agent closes out that many turns after a warning.
+//   - Context windows from pi-ai's model registry (models_gen.go, written
+//     by go generate from the installed package).
 //   - The report: per session and in total, turns, peak context, the
 //     first reminder, warning and hard-reserve turns, the resets and
 //     checkpoints the policy would commit against the compactions that

@@ -16,7 +16,7 @@ type builders struct {
 type builder struct {
 	b *engine.EventBuilder
 	// common facts
-	window, now, tokens, ctxWindow, reserve, autoCompaction, idle engine.FactIndex
+	window, now, tokens, ctxWindow, reserve, autoCompaction, autoReset, idle engine.FactIndex
 	// own facts, -1 when the event has none of that name
 	own map[string]engine.FactIndex
 }
@@ -35,6 +35,7 @@ func newBuilders() *builders {
 		b.ctxWindow = eb.MustIndex("context_window", contract.Int)
 		b.reserve = eb.MustIndex("reserve", contract.Int)
 		b.autoCompaction = eb.MustIndex("auto_compaction", contract.Bool)
+		b.autoReset = eb.MustIndex("auto_reset", contract.Bool)
 		b.idle = eb.MustIndex("idle", contract.Bool)
 		for _, f := range ev.Facts {
 			i, _, _ := eb.Index(f.Name)
@@ -72,6 +73,9 @@ func (r *run) build(name string, own ...fact) (engine.Event, error) {
 	eb.SetInt(b.ctxWindow, r.ctxWindow)
 	eb.SetInt(b.reserve, r.rp.cfg.Settings.Reserve)
 	eb.SetBool(b.autoCompaction, r.rp.cfg.Settings.AutoCompaction)
+	// The extension reads "automatic resets are enabled" from Pi's
+	// compaction setting (host/pi/src/facts.ts): so does the replay.
+	eb.SetBool(b.autoReset, r.rp.cfg.Settings.AutoCompaction)
 	eb.SetBool(b.idle, !r.inRun)
 	for _, f := range own {
 		i := b.own[f.name]

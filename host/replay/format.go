@@ -9,22 +9,21 @@ import (
 	"text/tabwriter"
 )
 
-// Projected figures are printed with this mark.
-const projectedMark = "~"
+// Every token figure is printed with the mark of its kind.
+var kindMarks = map[Kind]string{Measured: "m", Estimated: "e", Projected: "p"}
 
-func num(n int64, projected bool) string {
-	s := strconv.FormatInt(n, 10)
-	if projected {
-		s += projectedMark
-	}
-	return s
+// Legend explains the marks.
+const Legend = "(m: measured by the provider; e: Pi's estimate of the record; p: projected, after the replay left the record)"
+
+func num(n int64, kind Kind) string {
+	return strconv.FormatInt(n, 10) + kindMarks[kind]
 }
 
 func mark(m *Mark) string {
 	if m == nil {
 		return "-"
 	}
-	return fmt.Sprintf("turn %d (%s tok, runway %s)", m.Turn, num(m.Tokens, m.Projected), num(m.Runway, m.Projected))
+	return fmt.Sprintf("turn %d (%s tok, runway %s)", m.Turn, num(m.Tokens, m.Kind), num(m.Runway, m.Kind))
 }
 
 // rows are the lines of one report in a text table, as label and value.
@@ -37,18 +36,18 @@ func rows(r *Report) [][2]string {
 				parts = append(parts, fmt.Sprintf("… %d more", len(r.Warnings)-6))
 				break
 			}
-			parts = append(parts, fmt.Sprintf("t%d:%s", w.Turn, num(w.Runway, w.Projected)))
+			parts = append(parts, fmt.Sprintf("t%d:%s", w.Turn, num(w.Runway, w.Kind)))
 		}
 		warn = strings.Join(parts, " ")
 	}
 	diverged := "-"
 	if r.DivergedAt > 0 {
-		diverged = fmt.Sprintf("turn %d (later figures projected, %s)", r.DivergedAt, projectedMark)
+		diverged = fmt.Sprintf("turn %d (later figures projected, p)", r.DivergedAt)
 	}
 	out := [][2]string{
 		{"turns", strconv.Itoa(r.Turns)},
 		{"events", strconv.Itoa(r.Events)},
-		{"peak context", num(r.PeakTokens, r.PeakProjected)},
+		{"peak context", num(r.PeakTokens, r.PeakKind)},
 		{"first reminder", mark(r.FirstReminder)},
 		{"first warning", mark(r.FirstWarning)},
 		{"first hard reserve", mark(r.FirstHardReserve)},
@@ -58,6 +57,8 @@ func rows(r *Report) [][2]string {
 		{"compactions started/cancelled", fmt.Sprintf("%d/%d", r.Compactions, r.CancelledCompactions)},
 		{"Pi compactions (projected)", strconv.Itoa(r.ProjectedCompactions)},
 		{"left the record at", diverged},
+		{"recorded overflows not replayed", strconv.Itoa(r.OverflowsNotReplayed)},
+		{"assumed close-outs", strconv.Itoa(r.AssumedCloseOuts)},
 		{"rejected events", strconv.Itoa(len(r.Rejected))},
 	}
 	return out
@@ -66,7 +67,7 @@ func rows(r *Report) [][2]string {
 func header(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "%s\n", r.String())
 	fmt.Fprintf(w, "  session %s, format v%d, model %s, context window %d (%s)\n", r.Session, r.Version, orDash(r.Model), r.ContextWindow, r.WindowFrom)
-	fmt.Fprintf(w, "  recorded: peak context %d, %d compactions, %d resets", r.RecordedPeakTokens, r.RecordedCompactions, r.RecordedResets)
+	fmt.Fprintf(w, "  recorded: peak context %s, %d compactions, %d resets", num(r.RecordedPeakTokens, r.RecordedPeakKind), r.RecordedCompactions, r.RecordedResets)
 	if r.NotReplayed > 0 {
 		fmt.Fprintf(w, " (%d after the replay left the record, not replayed)", r.NotReplayed)
 	}
@@ -77,8 +78,29 @@ func header(w io.Writer, r *Report) {
 	if r.Joined > 0 {
 		fmt.Fprintf(w, "  %d lines held more than one JSON object\n", r.Joined)
 	}
+	for _, s := range r.Stated {
+		fmt.Fprintf(w, "  line %d: the provider measured the prompt at %s tokens", s.Line, num(s.Tokens, Measured))
+		if s.Maximum > 0 {
+			fmt.Fprintf(w, " (its maximum: %d)", s.Maximum)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, e := range r.Errors {
 		fmt.Fprintf(w, "  error: %s\n", e)
+	}
+}
+
+// notes writes each setting's notes once (settings often share them).
+func notes(w io.Writer, reps []*Report) {
+	seen := map[string]bool{}
+	for _, r := range reps {
+		for _, n := range r.Notes {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			fmt.Fprintf(w, "  note%s: %s\n", labelled(r, len(reps)), n)
+		}
 	}
 }
 
@@ -114,6 +136,7 @@ func WriteText(w io.Writer, reps []*Report) error {
 		}
 		fmt.Fprintln(tw)
 	}
+	notes(tw, reps)
 	for _, r := range reps {
 		for _, x := range r.Rejected {
 			fmt.Fprintf(tw, "  rejected%s: turn %d %s: %s\n", labelled(r, len(reps)), x.Turn, x.Event, x.Error)
@@ -149,7 +172,7 @@ func WriteTotals(w io.Writer, labels []string, totals []Total) error {
 	line("sessions", func(t Total) string { return strconv.Itoa(t.Sessions) })
 	line("turns", func(t Total) string { return strconv.Itoa(t.Turns) })
 	line("events", func(t Total) string { return strconv.Itoa(t.Events) })
-	line("peak context", func(t Total) string { return num(t.PeakTokens, t.PeakProjected) })
+	line("peak context", func(t Total) string { return num(t.PeakTokens, t.PeakKind) })
 	line("sessions reminded/warned/hard reserve", func(t Total) string {
 		return fmt.Sprintf("%d/%d/%d", t.Reminded, t.Warned, t.HardReserve)
 	})
@@ -157,7 +180,7 @@ func WriteTotals(w io.Writer, labels []string, totals []Total) error {
 		if !t.HaveMinWarningRunway {
 			return "-"
 		}
-		return num(t.MinWarningRunway, t.MinWarningRunwayProjected)
+		return num(t.MinWarningRunway, t.MinWarningRunwayKind)
 	})
 	line("resets/checkpoints (policy)", func(t Total) string { return fmt.Sprintf("%d/%d", t.Resets, t.Checkpoints) })
 	line("compactions started/cancelled", func(t Total) string { return fmt.Sprintf("%d/%d", t.Compactions, t.Cancelled) })
@@ -166,8 +189,9 @@ func WriteTotals(w io.Writer, labels []string, totals []Total) error {
 	})
 	line("sessions left the record", func(t Total) string { return strconv.Itoa(t.Diverged) })
 	line("rejected events", func(t Total) string { return strconv.Itoa(t.Rejected) })
+	line("recorded overflows not replayed", func(t Total) string { return strconv.Itoa(t.OverflowsNotReplayed) })
 	line("file errors", func(t Total) string { return strconv.Itoa(t.Errors) })
-	fmt.Fprintf(tw, "(%s: projected, after the replay left the record)\n", projectedMark)
+	fmt.Fprintln(tw, Legend)
 	return tw.Flush()
 }
 

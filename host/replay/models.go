@@ -2,64 +2,57 @@ package replay
 
 import "strings"
 
-// contextWindows are the context windows of common models, matched by
-// the longest prefix of the model id (provider prefixes stripped). They
-// are the providers' published input limits; --context-window overrides
-// them for a model the table does not know or a deployment that differs.
-var contextWindows = []struct {
-	prefix string
-	window int64
-}{
-	{"claude-", 200000},
-	{"gpt-4o", 128000},
-	{"gpt-4.1", 1047576},
-	{"gpt-4-turbo", 128000},
-	{"gpt-5", 400000},
-	{"o1", 200000},
-	{"o3", 200000},
-	{"o4-mini", 200000},
-	{"codex-", 400000},
-	{"gemini-1.5", 1048576},
-	{"gemini-2", 1048576},
-	{"gemini-3", 1048576},
-	{"grok-4", 256000},
-	{"grok-3", 131072},
-	{"grok-code", 256000},
-	{"deepseek", 128000},
-	{"qwen3-coder", 262144},
-	{"qwen", 131072},
-	{"kimi-k2", 262144},
-	{"glm-4.5", 131072},
-	{"glm-4.6", 204800},
-	{"glm-", 131072},
-	{"mistral-large", 131072},
-	{"devstral", 131072},
-	{"codestral", 256000},
-	{"llama", 131072},
-	{"gpt-oss", 131072},
+//go:generate go run ./internal/genmodels
+
+// piModel is one model of pi-ai's registry.
+type piModel struct {
+	provider, id string
+	window       int64
 }
 
+// windowByID is each model id's context window: the one most of its
+// providers give (the larger on a tie), as a replay knows a session's
+// model id but not always its provider.
+var windowByID = func() map[string]int64 {
+	votes := map[string]map[int64]int{}
+	for _, m := range piModels {
+		id := strings.ToLower(m.id)
+		if votes[id] == nil {
+			votes[id] = map[int64]int{}
+		}
+		votes[id][m.window]++
+	}
+	out := make(map[string]int64, len(votes))
+	for id, v := range votes {
+		best, n := int64(0), 0
+		for w, c := range v {
+			if c > n || (c == n && w > best) {
+				best, n = w, c
+			}
+		}
+		out[id] = best
+	}
+	return out
+}()
+
 // DefaultContextWindow is the host contract's default, used for a model
-// the table does not know.
+// pi-ai's registry does not know.
 const DefaultContextWindow = 200000
 
-// ContextWindow returns a model's context window and whether the table
-// knew the model.
+// ContextWindow returns a model's context window from pi-ai's registry
+// (the id as written, then without a provider prefix) and whether the
+// registry knew the model.
 func ContextWindow(model string) (int64, bool) {
 	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
+	if w, ok := windowByID[m]; ok {
+		return w, true
 	}
-	best, window := 0, int64(0)
-	for _, c := range contextWindows {
-		if strings.HasPrefix(m, c.prefix) && len(c.prefix) > best {
-			best, window = len(c.prefix), c.window
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		if w, ok := windowByID[m[i+1:]]; ok {
+			return w, true
 		}
 	}
-	if best == 0 {
-		return DefaultContextWindow, false
-	}
-	return window, true
+	return DefaultContextWindow, false
 }
 
 // overflowPatterns are lower-case fragments of the provider errors Pi

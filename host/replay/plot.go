@@ -24,8 +24,8 @@ const MaxPlotSessions = 12
 
 // Threshold is a context level a policy (or Pi) acts at.
 type Threshold struct {
-	Name   string
-	Tokens float64
+	Name   string  `json:"name"`
+	Tokens float64 `json:"tokens"`
 }
 
 // PlotSession is one panel: a session's reports, one per setting, and
@@ -44,42 +44,47 @@ type PlotSession struct {
 func ThresholdsOf(configs []Config, reps []*Report) [][]Threshold {
 	out := make([][]Threshold, len(configs))
 	for i, cfg := range configs {
-		window := reps[i].ContextWindow
-		b, err := engine.NewEventBuilder("request")
-		if err != nil {
-			continue
-		}
-		b.SetInt(b.MustIndex("context_window", contract.Int), window)
-		b.SetInt(b.MustIndex("reserve", contract.Int), cfg.Settings.Reserve)
-		var ts []Threshold
-		ev, err := b.Event()
-		if err != nil {
-			continue
-		}
-		for _, d := range cfg.Engine.NewSession().Derived(ev) {
-			v, ok := d.Value.(float64)
-			if !ok {
-				continue
-			}
-			switch {
-			case strings.HasSuffix(d.Name, "_at"):
-				ts = append(ts, Threshold{strings.TrimSuffix(d.Name, "_at"), float64(window) - v})
-			case strings.HasPrefix(d.Name, "active_"):
-				ts = append(ts, Threshold{strings.TrimPrefix(d.Name, "active_"), v})
-			}
-		}
-		if cfg.Settings.AutoCompaction {
-			ts = append(ts, Threshold{"Pi compaction", float64(window - cfg.Settings.Reserve)})
-		}
-		out[i] = ts
+		out[i] = thresholdsFor(cfg, reps[i].ContextWindow)
 	}
 	return out
 }
 
+// thresholdsFor is ThresholdsOf for one setting and window.
+func thresholdsFor(cfg Config, window int64) []Threshold {
+	b, err := engine.NewEventBuilder("request")
+	if err != nil {
+		return nil
+	}
+	b.SetInt(b.MustIndex("context_window", contract.Int), window)
+	b.SetInt(b.MustIndex("reserve", contract.Int), cfg.Settings.Reserve)
+	var ts []Threshold
+	ev, err := b.Event()
+	if err != nil {
+		return nil
+	}
+	for _, d := range cfg.Engine.NewSession().Derived(ev) {
+		v, ok := d.Value.(float64)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(d.Name, "_at"):
+			ts = append(ts, Threshold{strings.TrimSuffix(d.Name, "_at"), float64(window) - v})
+		case strings.HasPrefix(d.Name, "active_"):
+			ts = append(ts, Threshold{strings.TrimPrefix(d.Name, "active_"), v})
+		}
+	}
+	if cfg.Settings.AutoCompaction {
+		ts = append(ts, Threshold{"Pi compaction", float64(window - cfg.Settings.Reserve)})
+	}
+	return ts
+}
+
 // Plot draws the sessions to path (.svg or .png): per session, context
-// tokens per turn (solid where measured, dashed where projected), the
-// thresholds as horizontal lines, the decisions marked, settings in
-// colours.
+// tokens per turn, one colour per setting and one line style per kind of
+// figure (solid measured, dotted estimated, dashed projected), the
+// thresholds as thin lines named at their right end, the decisions
+// marked; each panel's legend stands beside it, outside the data.
 func Plot(path string, sessions []PlotSession) error {
 	if len(sessions) == 0 {
 		return fmt.Errorf("no session to plot")
@@ -89,18 +94,15 @@ func Plot(path string, sessions []PlotSession) error {
 		cols = 2
 	}
 	rows := (len(sessions) + cols - 1) / cols
-	plots := make([][]*plot.Plot, rows)
-	for i := range plots {
-		plots[i] = make([]*plot.Plot, cols)
-	}
+	panels := make([]panelPlot, len(sessions))
 	for i, s := range sessions {
 		p, err := panel(s)
 		if err != nil {
 			return err
 		}
-		plots[i/cols][i%cols] = p
+		panels[i] = p
 	}
-	w := vg.Length(cols) * 7 * vg.Inch
+	w := vg.Length(cols) * 8.5 * vg.Inch
 	h := vg.Length(rows) * 4.5 * vg.Inch
 	f, err := os.Create(path)
 	if err != nil {
@@ -110,7 +112,7 @@ func Plot(path string, sessions []PlotSession) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg":
 		c := vgsvg.New(w, h)
-		align(plots, draw.New(c))
+		drawPanels(panels, rows, cols, draw.New(c))
 		if _, err := c.WriteTo(f); err != nil {
 			return err
 		}
@@ -119,7 +121,7 @@ func Plot(path string, sessions []PlotSession) error {
 		dc := draw.New(c)
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
-		align(plots, dc)
+		drawPanels(panels, rows, cols, dc)
 		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
 			return err
 		}
@@ -129,30 +131,106 @@ func Plot(path string, sessions []PlotSession) error {
 	return f.Close()
 }
 
-func align(plots [][]*plot.Plot, dc draw.Canvas) {
-	t := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+// panelPlot is a panel's plot and the legend drawn beside it.
+type panelPlot struct {
+	p       *plot.Plot
+	legend  plot.Legend
+	entries []string // the legend's entries, in order
+	labels  []string // the threshold labels, bottom to top
+}
+
+// legendWidth is the strip of each panel the legend takes.
+const legendWidth = 2.2 * vg.Inch
+
+func drawPanels(panels []panelPlot, rows, cols int, dc draw.Canvas) {
+	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(plots, t, dc)
-	for j := range plots {
-		for i, p := range plots[j] {
-			if p != nil {
-				p.Draw(canvases[j][i])
-			}
-		}
+	for i, pp := range panels {
+		tile := t.At(dc, i%cols, i/cols)
+		plotArea := draw.Crop(tile, 0, -legendWidth, 0, 0)
+		pp.p.Draw(plotArea)
+		legendArea := draw.Crop(tile, tile.Max.X-tile.Min.X-legendWidth+vg.Millimeter*3, 0, 0, -vg.Millimeter*8)
+		pp.legend.Draw(legendArea)
 	}
 }
 
-func panel(s PlotSession) (*plot.Plot, error) {
+type legendItem struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// kindOrder sorts the kinds as a reader meets them.
+func kindOrder(k string) string {
+	return map[string]string{"measured": "0", "estimated": "1", "projected": "2"}[k]
+}
+
+// maxTitle bounds a title line; longer names are cut in the middle.
+const maxTitle = 48
+
+// shorten cuts s to n characters, keeping its start and its end.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}
+
+// wrap breaks s into lines of at most n characters at spaces (a word
+// longer than a line is cut), at most two lines.
+func wrap(s string, n int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		w = shorten(w, n)
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= n:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	if len(lines) > 2 {
+		lines = append(lines[:1], shorten(strings.Join(lines[1:], " "), n))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// title is a panel's title: the file's base name, shortened, and the
+// session's display name wrapped below it.
+func title(r *Report) string {
+	t := shorten(filepath.Base(r.File), maxTitle)
+	if r.Name != "" {
+		t += "\n" + wrap(r.Name, maxTitle)
+	}
+	return t
+}
+
+// kindDashes are the line styles of the kinds of figure.
+var kindDashes = map[Kind][]vg.Length{
+	Measured:  nil,
+	Estimated: {vg.Points(1.5), vg.Points(2)},
+	Projected: {vg.Points(6), vg.Points(3)},
+}
+
+func panel(s PlotSession) (panelPlot, error) {
 	p := plot.New()
 	first := s.Reports[0]
-	p.Title.Text = filepath.Base(first.File)
-	if first.Name != "" {
-		p.Title.Text += " — " + first.Name
-	}
+	p.Title.Text = title(first)
+	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = "turn"
-	p.Y.Label.Text = "context tokens (dashed: projected)"
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Y.Label.Text = "context tokens"
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.TextStyle.Font.Size = vg.Points(8)
+	leg.ThumbnailWidth = vg.Points(20)
 	maxTurn := 1.0
 	for _, r := range s.Reports {
 		if n := len(r.Points); n > 0 && float64(r.Points[n-1].Turn) > maxTurn {
@@ -160,64 +238,69 @@ func panel(s PlotSession) (*plot.Plot, error) {
 		}
 	}
 	p.Y.Min = 0
-	// Room above the window for the legend.
-	p.Y.Max = float64(first.ContextWindow) * 1.5
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	p.Legend.ThumbnailWidth = vg.Points(20)
+	p.Y.Max = float64(first.ContextWindow) * 1.08
 	p.X.Min = 0
 	p.X.Max = maxTurn + 1
 	multi := len(s.Reports) > 1
-	seenThreshold := map[string]bool{}
+	seenKind := map[Kind]bool{}
 	seenMark := map[string]bool{}
+	seenThreshold := map[string]bool{}
+	// Threshold names by level: lines at one level get one label.
+	levels := map[float64][]string{}
+	var order []float64
+	// The legend: settings (colours), then kinds (line styles), then
+	// marks (shapes), then the window.
+	var kindEntries, markEntries []legendItem
+	var entries []string
 	for i, r := range s.Reports {
 		col := plotutil.Color(i)
-		suffix := ""
 		if multi {
-			suffix = " [" + r.Label + "]"
-		}
-		measured, projected := series(r.Points)
-		if len(measured) > 0 {
-			l, err := plotter.NewLine(measured)
+			sw, err := plotter.NewLine(plotter.XYs{{}, {}})
 			if err != nil {
-				return nil, err
+				return panelPlot{}, err
 			}
-			l.Color = col
-			l.Width = vg.Points(1.5)
-			p.Add(l)
-			p.Legend.Add("context"+suffix, l)
+			sw.Color, sw.Width = col, vg.Points(3)
+			leg.Add(shorten(r.Label, 28), sw)
+			entries = append(entries, shorten(r.Label, 28))
 		}
-		if len(projected) > 0 {
-			l, err := plotter.NewLine(projected)
+		for _, seg := range segments(r.Points) {
+			l, err := plotter.NewLine(seg.xys)
 			if err != nil {
-				return nil, err
+				return panelPlot{}, err
 			}
-			l.Color = col
-			l.Width = vg.Points(1.5)
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			l.Color, l.Width, l.Dashes = col, vg.Points(1.5), kindDashes[seg.kind]
 			p.Add(l)
+			if !seenKind[seg.kind] {
+				seenKind[seg.kind] = true
+				th := *l
+				th.Color = color.Black
+				kindEntries = append(kindEntries, legendItem{string(seg.kind), &th})
+			}
 		}
 		if i < len(s.Thresholds) {
-			for k, t := range s.Thresholds[i] {
+			for _, t := range s.Thresholds[i] {
 				key := fmt.Sprintf("%s=%.0f", t.Name, t.Tokens)
 				if seenThreshold[key] {
 					continue
 				}
 				seenThreshold[key] = true
-				// A threshold every setting shares is drawn once, unlabelled
-				// by setting.
-				label := suffix
-				if sharedThreshold(s.Thresholds, t) {
-					label = ""
-				}
 				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: t.Tokens}, {X: maxTurn + 1, Y: t.Tokens}})
 				if err != nil {
-					return nil, err
+					return panelPlot{}, err
 				}
 				l.Color = col
-				l.Width = vg.Points(0.7)
-				l.Dashes = []vg.Length{vg.Points(1 + float64(k)), vg.Points(2)}
+				if sharedThreshold(s.Thresholds, t) {
+					l.Color = color.Gray{Y: 110}
+				}
+				l.Width = vg.Points(0.6)
+				l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
 				p.Add(l)
-				p.Legend.Add(fmt.Sprintf("%s %.0f%s", t.Name, t.Tokens, label), l)
+				if _, ok := levels[t.Tokens]; !ok {
+					order = append(order, t.Tokens)
+				}
+				if !slices.Contains(levels[t.Tokens], t.Name) {
+					levels[t.Tokens] = append(levels[t.Tokens], t.Name)
+				}
 			}
 		}
 		for _, kind := range markKinds {
@@ -227,7 +310,7 @@ func panel(s PlotSession) (*plot.Plot, error) {
 			}
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
-				return nil, err
+				return panelPlot{}, err
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: kind.shape}
 			p.Add(sc)
@@ -235,18 +318,50 @@ func panel(s PlotSession) (*plot.Plot, error) {
 				seenMark[kind.name] = true
 				legend := *sc
 				legend.GlyphStyle.Color = color.Black
-				p.Legend.Add(kind.name, &legend)
+				markEntries = append(markEntries, legendItem{kind.name, &legend})
 			}
 		}
 	}
 	wl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(first.ContextWindow)}, {X: maxTurn + 1, Y: float64(first.ContextWindow)}})
 	if err != nil {
-		return nil, err
+		return panelPlot{}, err
 	}
-	wl.Color = color.Gray{Y: 90}
+	wl.Color = color.Gray{Y: 60}
 	p.Add(wl)
-	p.Legend.Add(fmt.Sprintf("context window %d", first.ContextWindow), wl)
-	return p, nil
+	slices.SortFunc(kindEntries, func(a, b legendItem) int { return strings.Compare(kindOrder(a.name), kindOrder(b.name)) })
+	for _, e := range append(kindEntries, markEntries...) {
+		leg.Add(e.name, e.thumb)
+		entries = append(entries, e.name)
+	}
+	leg.Add(fmt.Sprintf("window %d", first.ContextWindow), wl)
+	entries = append(entries, fmt.Sprintf("window %d", first.ContextWindow))
+	// Labels closer than 4% of the axis share one line, so that they do
+	// not print over each other.
+	slices.Sort(order)
+	var labels plotter.XYs
+	var names []string
+	for _, y := range order {
+		name := fmt.Sprintf("%s %.0f", strings.Join(levels[y], ", "), y)
+		if n := len(labels); n > 0 && y-labels[n-1].Y < 0.04*p.Y.Max {
+			names[n-1] += "; " + name
+			continue
+		}
+		labels = append(labels, plotter.XY{X: maxTurn + 1, Y: y})
+		names = append(names, name)
+	}
+	if len(labels) > 0 {
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labels, Labels: names})
+		if err != nil {
+			return panelPlot{}, err
+		}
+		for k := range lb.TextStyle {
+			lb.TextStyle[k].Font.Size = vg.Points(7)
+			lb.TextStyle[k].XAlign = draw.XRight
+			lb.TextStyle[k].YAlign = draw.YBottom
+		}
+		p.Add(lb)
+	}
+	return panelPlot{p: p, legend: leg, entries: entries, labels: names}, nil
 }
 
 func sharedThreshold(all [][]Threshold, t Threshold) bool {
@@ -258,22 +373,36 @@ func sharedThreshold(all [][]Threshold, t Threshold) bool {
 	return true
 }
 
-// series splits the points into the measured line and the projected one
-// (which starts at the last measured point, so the two join).
-func series(pts []Point) (measured, projected plotter.XYs) {
+// segment is a run of points of one kind, joined to the point before
+// so that the line does not break where the kind changes.
+type segment struct {
+	kind Kind
+	xys  plotter.XYs
+}
+
+func segments(pts []Point) []segment {
+	var out []segment
 	for i, pt := range pts {
 		xy := plotter.XY{X: float64(pt.Turn), Y: float64(pt.Tokens)}
-		if !pt.Projected {
-			measured = append(measured, xy)
+		if n := len(out); n > 0 && out[n-1].kind == pt.Kind {
+			out[n-1].xys = append(out[n-1].xys, xy)
 			continue
 		}
-		if len(projected) == 0 && i > 0 {
+		seg := segment{kind: pt.Kind}
+		if i > 0 {
 			prev := pts[i-1]
-			projected = append(projected, plotter.XY{X: float64(prev.Turn), Y: float64(prev.Tokens)})
+			seg.xys = append(seg.xys, plotter.XY{X: float64(prev.Turn), Y: float64(prev.Tokens)})
 		}
-		projected = append(projected, xy)
+		seg.xys = append(seg.xys, xy)
+		out = append(out, seg)
 	}
-	return measured, projected
+	// A lone point draws no line: repeat it.
+	for i := range out {
+		if len(out[i].xys) == 1 {
+			out[i].xys = append(out[i].xys, out[i].xys[0])
+		}
+	}
+	return out
 }
 
 var markKinds = []struct {

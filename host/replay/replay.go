@@ -7,7 +7,6 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/session"
-	"github.com/resetpolicy/resetpolicy/host/sessionfile"
 )
 
 // Settings are the host settings a replay assumes.
@@ -37,8 +36,15 @@ type Config struct {
 	// MaxDecisions bounds the decisions kept per session (default 10000);
 	// more are counted in Report.DecisionsDropped.
 	MaxDecisions int
-	// Points keeps the context of every request for plots.
+	// Points keeps the context of every request for plots and the
+	// JSON's series.
 	Points bool
+	// ObeysWithin (--assume-obeys-within) assumes the agent closes out
+	// this many model turns after a window's first warning (0: the
+	// record as it is).
+	ObeysWithin int
+	// Series puts the points in the report's JSON (Points implied).
+	Series bool
 }
 
 // Replayer replays sessions under one Config. It is not safe for
@@ -47,16 +53,25 @@ type Replayer struct {
 	cfg   Config
 	bs    *builders
 	tools map[string]bool
+	// closeOut is the tool an agent calls to close out: the policy's
+	// first declared tool ("" when it declares none).
+	closeOut string
 }
 
 // New returns a replayer.
 func New(cfg Config) *Replayer {
+	if cfg.Series {
+		cfg.Points = true
+	}
 	if cfg.MaxDecisions <= 0 {
 		cfg.MaxDecisions = 10000
 	}
 	rp := &Replayer{cfg: cfg, bs: newBuilders(), tools: map[string]bool{}}
-	for _, t := range cfg.Engine.Policy().Tools {
+	for i, t := range cfg.Engine.Policy().Tools {
 		rp.tools[t.Name] = true
+		if i == 0 {
+			rp.closeOut = t.Name
+		}
 	}
 	return rp
 }
@@ -65,339 +80,13 @@ func New(cfg Config) *Replayer {
 // worth keeping when reading files).
 func (rp *Replayer) PolicyTools() map[string]bool { return rp.tools }
 
-// run is the state of one session's replay.
-type run struct {
-	rp  *Replayer
-	es  *engine.Session
-	rep *Report
-
-	window    string
-	windowN   int
-	now       int64
-	tokens    int64 // the context as the host would report it now
-	projected bool  // tokens are projected (the replay left the record)
-	ctxWindow int64
-	boot      int64 // the context of a fresh window
-
-	rec        int64 // the recorded context at the latest point
-	pendingEst int64 // bytes/4 of messages since the latest usage
-	inRun      bool
-	turn       int
-	turnOpen   bool
-	outcome    string // of the latest turn
-	errKind    string
-	results    int64
-	reset      bool // the replay has reset the window at least once
-	userAfter  bool // a user message followed the latest replayed reset
-	inCompact  bool // deciding a recorded compaction
-	cancelled  bool
-	replaced   bool
-	depth      int
-	// path and pos: the branch and the entry being replayed, for the
-	// look-ahead that tells a reset the record also made.
-	path []*sessionfile.Entry
-	pos  int
-	// agreed: the replayed policy committed the reset the record makes
-	// next; the record's marker names the new window.
-	agreed bool
-}
-
-// Replay decides one session's branch (leaf "": the active branch).
-func (rp *Replayer) Replay(f *sessionfile.File, leaf string) (*Report, error) {
-	path, err := f.Branch(leaf)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{
-		Session: f.SessionID, File: f.Name, Version: f.Version, Label: rp.cfg.Label,
-		Policy: rp.cfg.Engine.Policy().Name, Decisions: []Decision{}, Errors: []string{},
-		Skipped: f.Skipped, Joined: f.Joined,
-	}
-	if len(path) > 0 {
-		rep.Leaf = path[len(path)-1].ID
-	}
-	for _, p := range f.Problems {
-		rep.Errors = append(rep.Errors, p.String())
-	}
-	r := &run{rp: rp, es: rp.cfg.Engine.NewSession(), rep: rep, window: "w1", windowN: 1}
-	r.setModel(firstModel(path))
-	r.boot = bootTokens(path)
-	if len(path) > 0 {
-		r.now = path[0].Millis
-	}
-	reason := "startup"
-	if f.ParentSession != "" {
-		reason = "fork"
-	}
-	r.event("session_start", fs("reason", reason))
-	r.path = path
-	for i, e := range path {
-		r.pos = i
-		if e.Millis > 0 {
-			r.now = e.Millis
-		}
-		r.entry(e)
-	}
-	r.closeTurn()
-	r.endRun()
-	return rep, nil
-}
-
-func firstModel(path []*sessionfile.Entry) string {
-	for _, e := range path {
-		switch {
-		case e.Type == session.TypeModelChange:
-			return e.ModelID
-		case e.Role == "assistant" && e.Model != "":
-			return e.Model
-		}
-	}
-	return ""
-}
-
-// bootTokens is the context of a fresh window: the session's first
-// measured request (system prompt, tools and the first prompt).
-func bootTokens(path []*sessionfile.Entry) int64 {
-	for _, e := range path {
-		if e.Role == "assistant" && validUsage(e) {
-			return e.RequestTokens()
-		}
-	}
-	return 0
-}
-
-func validUsage(e *sessionfile.Entry) bool {
-	return e.HasUsage && e.StopReason != "error" && e.StopReason != "aborted" && e.ContextTokens() > 0
-}
-
-func (r *run) setModel(model string) {
-	r.rep.Model = model
-	switch {
-	case r.rp.cfg.Settings.ContextWindow > 0:
-		r.ctxWindow, r.rep.WindowFrom = r.rp.cfg.Settings.ContextWindow, "flag"
-	default:
-		w, known := ContextWindow(model)
-		r.ctxWindow, r.rep.WindowFrom = w, "model"
-		if !known {
-			r.rep.WindowFrom = "default"
-		}
-	}
-	r.rep.ContextWindow = r.ctxWindow
-}
-
-func (r *run) entry(e *sessionfile.Entry) {
-	switch e.Type {
-	case session.TypeMessage:
-		switch e.Role {
-		case "user":
-			r.closeTurn()
-			r.endRun()
-			r.pendingEst += int64(e.Bytes) / 4
-			if r.reset {
-				r.userAfter = true
-			}
-			r.thresholdCompaction()
-			r.inRun = true
-		case "assistant":
-			r.closeTurn()
-			r.inRun = true
-			r.answer(e)
-		case "toolResult":
-			r.results++
-			r.pendingEst += int64(e.Bytes) / 4
-		case "custom":
-			r.customMessage(e)
-		default:
-			r.pendingEst += int64(e.Bytes) / 4
-		}
-	case session.TypeCustomMessage:
-		r.customMessage(e)
-	case session.TypeCustom:
-		if e.IsMarker() {
-			r.recordedReset(e)
-		}
-	case session.TypeCompaction:
-		if e.IsResetCompaction() {
-			// The first entry of a recorded reset boundary; its marker
-			// follows and switches the window.
-			return
-		}
-		r.closeTurn()
-		r.recordedCompaction(e)
-	case session.TypeModelChange:
-		r.setModel(e.ModelID)
-		model := e.ModelID
-		if e.Provider != "" {
-			model = e.Provider + "/" + e.ModelID
-		}
-		r.event("model_select", fs("model", model))
-	case session.TypeSessionInfo:
-		r.rep.Name = e.Name
-	case session.TypeBranchSummary:
-		r.closeTurn()
-		r.endRun()
-		r.event("session_tree")
-	}
-}
-
-func (r *run) customMessage(e *sessionfile.Entry) {
-	if e.IsBoot() {
-		// The boot of a recorded reset: part of the fresh window, whose
-		// size the next measured request tells.
-		return
-	}
-	r.pendingEst += int64(e.Bytes) / 4
-}
-
-// answer is one model turn: its request, then its tool calls.
-func (r *run) answer(e *sessionfile.Entry) {
-	// Pi compacts before a turn as before a prompt.
-	r.thresholdCompaction()
-	r.turn++
-	r.rep.Turns++
-	req := r.rec + r.pendingEst
-	measured := validUsage(e)
-	if measured {
-		req = e.RequestTokens()
-	}
-	r.observe(req)
-	r.pendingEst = 0
-	if r.rp.cfg.Points {
-		r.rep.Points = append(r.rep.Points, Point{Turn: r.turn, Tokens: r.tokens, Projected: r.projected})
-	}
-	r.event("request", fb("user_input", r.reset && r.userAfter))
-	r.turnOpen, r.results, r.errKind = true, 0, ""
-	switch e.StopReason {
-	case "error":
-		r.outcome, r.errKind = "error", "other"
-		if isOverflow(e.ErrorMessage) {
-			r.errKind = "overflow"
-		}
-	case "aborted":
-		r.outcome = "aborted"
-	default:
-		r.outcome = "completed"
-	}
-	for _, c := range e.ToolCalls {
-		if r.rp.tools[c.Name] {
-			r.event("tool", fs("name", c.Name), fo("args", toolArgs(c.Args)))
-		}
-	}
-	if measured {
-		r.observe(e.ContextTokens())
-	}
-}
-
-// observe moves the context to a recorded figure: as it is while the
-// replay follows the record, by the recorded growth once it has left it.
-func (r *run) observe(recorded int64) {
-	if recorded > r.rep.RecordedPeakTokens {
-		r.rep.RecordedPeakTokens = recorded
-	}
-	if r.projected {
-		if d := recorded - r.rec; d > 0 {
-			r.tokens += d
-		}
-	} else {
-		r.tokens = recorded
-	}
-	r.rec = recorded
-}
-
-func (r *run) closeTurn() {
-	if !r.turnOpen {
-		return
-	}
-	r.turnOpen = false
-	r.rec += r.pendingEst
-	if r.projected {
-		r.tokens += r.pendingEst
-	} else {
-		r.tokens = r.rec
-	}
-	r.pendingEst = 0
-	r.event("turn_end", fs("outcome", r.outcome), fs("error", r.errKind), fn("tool_results", r.results))
-}
-
-func (r *run) endRun() {
-	if !r.inRun {
-		return
-	}
-	r.event("agent_end")
-	r.event("before_settle", fs("outcome", r.outcome))
-	r.inRun = false
-	r.event("settled", fb("aborted", r.outcome == "aborted"))
-}
-
-// recordedCompaction replays a compaction of the record, unless the
-// replay has left the record.
-func (r *run) recordedCompaction(e *sessionfile.Entry) {
-	r.rep.RecordedCompactions++
-	if r.projected {
-		r.rep.NotReplayed++
-		return
-	}
-	reason := "manual"
-	switch {
-	case r.outcome == "error" && r.errKind == "overflow":
-		reason = "overflow"
-	case e.FromHook:
-		reason = "manual"
-	case r.rp.cfg.Settings.AutoCompaction && r.rec > r.ctxWindow-r.rp.cfg.Settings.Reserve:
-		reason = "threshold"
-	}
-	r.inCompact, r.cancelled, r.replaced = true, false, false
-	r.event("before_compact", fs("reason", reason), fb("will_retry", reason == "overflow"))
-	r.inCompact = false
-	if r.cancelled || r.replaced {
-		return
-	}
-	r.event("compact_done", fs("reason", reason))
-}
-
-// recordedReset is a reset marker of the record: a new window.
-func (r *run) recordedReset(e *sessionfile.Entry) {
-	r.rep.RecordedResets++
-	r.closeTurn()
-	if r.agreed {
-		// The policy committed this very reset: the record goes on
-		// describing the window.
-		r.agreed = false
-		return
-	}
-	if r.projected {
-		r.rep.NotReplayed++
-		return
-	}
-	r.windowN++
-	r.window = "w" + strconv.Itoa(r.windowN)
-}
-
-// thresholdCompaction is Pi's automatic compaction before a prompt or a
-// turn, applied to the projected window once the replay has left the
-// record (before that, the record's own compactions are replayed).
-func (r *run) thresholdCompaction() {
-	s := r.rp.cfg.Settings
-	if !r.projected || !s.AutoCompaction || r.tokens <= r.ctxWindow-s.Reserve {
-		return
-	}
-	r.inCompact, r.cancelled, r.replaced = true, false, false
-	r.event("before_compact", fs("reason", "threshold"))
-	r.inCompact = false
-	if r.cancelled || r.replaced {
-		return
-	}
-	r.rep.ProjectedCompactions++
-	r.tokens = min(r.tokens, s.KeepRecent) + r.boot
-	r.event("compact_done", fs("reason", "threshold"))
-}
-
 // diverge marks the turn the replay leaves the record.
 func (r *run) diverge() {
 	if !r.projected {
 		r.projected = true
 		r.rep.DivergedAt = max(r.turn, 1)
 	}
+	r.kind = Projected
 }
 
 // resetAhead reports whether the record makes a reset here: a reset
@@ -415,10 +104,12 @@ func (r *run) resetAhead() bool {
 }
 
 func (r *run) newWindow() {
+	r.kind = Projected
 	r.windowN++
 	r.window = "r" + strconv.Itoa(r.windowN)
 	r.tokens = r.boot
 	r.reset, r.userAfter = true, false
+	r.warnedTurn, r.obeyed = 0, false
 }
 
 // event builds, decides and records one event, then carries out the
@@ -431,7 +122,7 @@ func (r *run) event(name string, own ...fact) {
 	}
 	r.rep.Events++
 	if r.tokens > r.rep.PeakTokens {
-		r.rep.PeakTokens, r.rep.PeakProjected = r.tokens, r.projected
+		r.rep.PeakTokens, r.rep.PeakProjected, r.rep.PeakKind = r.tokens, r.projected, r.kind
 	}
 	d, err := r.es.Decide(ev)
 	if err != nil {
@@ -531,7 +222,7 @@ func (r *run) reject(name string, err error) {
 // an inject of a message named like a warning, a rule named like a hard
 // reserve or a forced checkpoint.
 func (r *run) record(d *engine.Decision) {
-	mark := Mark{Turn: r.turn, Tokens: r.tokens, Runway: r.ctxWindow - r.tokens - r.rp.cfg.Settings.Reserve, Projected: r.projected}
+	mark := Mark{Turn: r.turn, Tokens: r.tokens, Runway: r.ctxWindow - r.tokens - r.rp.cfg.Settings.Reserve, Projected: r.projected, Kind: r.kind}
 	for _, e := range d.Effects {
 		if e.Name != "inject" {
 			continue
@@ -540,6 +231,9 @@ func (r *run) record(d *engine.Decision) {
 		m, _ := msg.(string)
 		switch {
 		case strings.Contains(m, "warning"):
+			if r.warnedTurn == 0 {
+				r.warnedTurn = max(r.turn, 1)
+			}
 			if r.rep.FirstWarning == nil {
 				mm := mark
 				r.rep.FirstWarning = &mm
@@ -564,7 +258,7 @@ func (r *run) record(d *engine.Decision) {
 		r.rep.DecisionsDropped++
 		return
 	}
-	dec := Decision{Turn: r.turn, Event: d.Event, Tokens: r.tokens, Projected: r.projected,
+	dec := Decision{Turn: r.turn, Event: d.Event, Tokens: r.tokens, Projected: r.projected, Kind: r.kind,
 		Rules: append([]string(nil), d.Rules...), Effects: make([]map[string]any, len(d.Effects))}
 	for i, e := range d.Effects {
 		m := make(map[string]any, len(e.Args)+1)

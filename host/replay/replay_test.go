@@ -71,9 +71,11 @@ func TestWarningRunwayMovesTheWarning(t *testing.T) {
 
 // Figures are measured until the first decision that changes the window
 // and projected from it on; the recorded compaction after that point is
-// not replayed, and the projected window starts at the boot's size.
+// not replayed, and the projected window starts at the boot's size. (In a
+// 60000-token window: Pi's estimate of the record peaks at 46979, short of
+// the hard reserve of a 64000-token one.)
 func TestMeasuredThenProjected(t *testing.T) {
-	rep := replayFile(t, config(t, "wipe_memory", nil, 64000), "pi-faux-read.jsonl", "")
+	rep := replayFile(t, config(t, "wipe_memory", nil, 60000), "pi-faux-read.jsonl", "")
 	if rep.DivergedAt == 0 || rep.Resets != 1 || rep.NotReplayed != 1 || rep.RecordedCompactions != 1 {
 		t.Fatalf("diverged at %d, resets %d, not replayed %d, recorded compactions %d", rep.DivergedAt, rep.Resets, rep.NotReplayed, rep.RecordedCompactions)
 	}
@@ -104,7 +106,7 @@ func TestMeasuredThenProjected(t *testing.T) {
 		}
 	}
 	first := rep.Points[0].Tokens
-	if len(after) == 0 || !after[0].Projected || after[0].Tokens < first || after[0].Tokens > first+5000 {
+	if len(after) == 0 || !after[0].Projected() || after[0].Tokens < first || after[0].Tokens > first+5000 {
 		t.Fatalf("first projected point %+v, boot %d", after, first)
 	}
 	for i := 1; i < len(after); i++ {
@@ -233,7 +235,7 @@ func TestReplaySimulatorOut(t *testing.T) {
 		t.Errorf("no tool event for wipe_memory: %+v", rep.Decisions)
 	}
 	for _, pt := range rep.Points {
-		if pt.Projected {
+		if pt.Projected() {
 			t.Fatalf("projected point %+v although the replay agreed with the record", pt)
 		}
 	}
@@ -265,7 +267,8 @@ func TestContextWindowTable(t *testing.T) {
 		known bool
 	}{
 		{"claude-sonnet-4-5", 200000, true},
-		{"anthropic/claude-opus-4-1", 200000, true},
+		{"anthropic/claude-opus-4-5", 200000, true},
+		{"claude-opus-4-1", replay.DefaultContextWindow, false}, // retired from pi-ai 1.6's registry
 		{"gpt-4o-mini", 128000, true},
 		{"gpt-4.1", 1047576, true},
 		{"gemini-2.5-pro", 1048576, true},

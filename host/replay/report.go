@@ -22,8 +22,17 @@ type Report struct {
 	// PeakProjected says whether that figure is projected.
 	PeakTokens    int64 `json:"peak_tokens"`
 	PeakProjected bool  `json:"peak_projected"`
-	// RecordedPeakTokens is the highest context the record itself shows.
+	// PeakKind says how PeakTokens was found: measured, estimated or
+	// projected.
+	PeakKind Kind `json:"peak_tokens_kind"`
+	// RecordedPeakTokens is the highest context the record itself shows,
+	// as Pi estimates it; RecordedPeakKind says whether it is a provider's
+	// measurement or Pi's estimate.
 	RecordedPeakTokens int64 `json:"recorded_peak_tokens"`
+	RecordedPeakKind   Kind  `json:"recorded_peak_tokens_kind"`
+	// Stated are the prompt sizes providers stated in overflow errors
+	// (measured figures), the first 1,000.
+	Stated []StatedSize `json:"stated_by_provider,omitempty"`
 	// DivergedAt is the turn of the first decision that changed the
 	// window (0: none); figures of later turns are projected.
 	DivergedAt int `json:"diverged_at_turn,omitempty"`
@@ -45,6 +54,16 @@ type Report struct {
 	RecordedResets      int `json:"recorded_resets"`
 	// Recorded compactions and resets after divergence, not replayed.
 	NotReplayed int `json:"recorded_not_replayed,omitempty"`
+	// OverflowsNotReplayed are the record's overflow errors after
+	// divergence whose projected request fits the window: they answered
+	// a window that no longer exists, and are not replayed.
+	OverflowsNotReplayed int `json:"recorded_overflows_not_replayed,omitempty"`
+	// AssumedCloseOuts are the close-outs --assume-obeys-within made.
+	AssumedCloseOuts int `json:"assumed_close_outs,omitempty"`
+	// Notes say what the replay cannot know or had to assume: a window
+	// the record's context exceeds, a window the provider stated, the
+	// agent's answer to a warning it never saw.
+	Notes []string `json:"notes,omitempty"`
 
 	Decisions        []Decision `json:"decisions"`
 	DecisionsDropped int        `json:"decisions_dropped,omitempty"`
@@ -56,6 +75,10 @@ type Report struct {
 
 	// Points are the context of every request, for plots.
 	Points []Point `json:"-"`
+	// Series are the same points in the JSON (Config.Series, --series),
+	// with the setting's thresholds for this session's window.
+	Series     []Point     `json:"series,omitempty"`
+	Thresholds []Threshold `json:"thresholds,omitempty"`
 }
 
 // Mark is a turn where something happened, with the context then.
@@ -66,6 +89,7 @@ type Mark struct {
 	// − reserve.
 	Runway    int64 `json:"runway"`
 	Projected bool  `json:"projected"`
+	Kind      Kind  `json:"kind"` // of Tokens and Runway
 }
 
 // Decision is one event on which a rule fired.
@@ -74,6 +98,7 @@ type Decision struct {
 	Event     string           `json:"event"`
 	Tokens    int64            `json:"tokens"`
 	Projected bool             `json:"projected"`
+	Kind      Kind             `json:"kind"` // of Tokens
 	Rules     []string         `json:"rules"`
 	Effects   []map[string]any `json:"effects"`
 }
@@ -86,18 +111,33 @@ type Rejected struct {
 	Error string `json:"error"`
 }
 
-// Point is the context of one request.
+// Point is the context of one request: what the host reports as the
+// request is made (Tokens, of Kind), and what the provider then measured
+// the request to be (Measured: the answer's usage less its output, or the
+// size an overflow error states; 0 when the record has no measurement).
 type Point struct {
-	Turn      int
-	Tokens    int64
-	Projected bool
+	Turn     int   `json:"turn"`
+	Tokens   int64 `json:"tokens"`
+	Kind     Kind  `json:"kind"`
+	Measured int64 `json:"measured,omitempty"`
+	// Recorded is Pi's estimate of the record's own context at the
+	// request (equal to Tokens until the replay leaves the record), of
+	// RecordedKind.
+	Recorded     int64 `json:"recorded"`
+	RecordedKind Kind  `json:"recorded_kind"`
 }
+
+// Projected reports a point after the replay left the record.
+func (p Point) Projected() bool { return p.Kind == Projected }
 
 // Total sums reports of one setting.
 type Total struct {
 	Sessions, Events, Turns                         int
 	PeakTokens                                      int64
 	PeakProjected                                   bool
+	PeakKind                                        Kind
+	OverflowsNotReplayed                            int
+	MinWarningRunwayKind                            Kind
 	Reminded, Warned, HardReserve, Diverged         int // sessions
 	Resets, Checkpoints, Compactions, Cancelled     int
 	ProjectedCompactions                            int
@@ -113,7 +153,7 @@ func (t *Total) Add(r *Report) {
 	t.Events += r.Events
 	t.Turns += r.Turns
 	if r.PeakTokens > t.PeakTokens {
-		t.PeakTokens, t.PeakProjected = r.PeakTokens, r.PeakProjected
+		t.PeakTokens, t.PeakProjected, t.PeakKind = r.PeakTokens, r.PeakProjected, r.PeakKind
 	}
 	if r.FirstReminder != nil {
 		t.Reminded++
@@ -136,9 +176,11 @@ func (t *Total) Add(r *Report) {
 	t.RecordedResets += r.RecordedResets
 	t.Rejected += len(r.Rejected)
 	t.Errors += len(r.Errors)
+	t.OverflowsNotReplayed += r.OverflowsNotReplayed
 	for _, w := range r.Warnings {
 		if !t.HaveMinWarningRunway || w.Runway < t.MinWarningRunway {
 			t.MinWarningRunway, t.MinWarningRunwayProjected, t.HaveMinWarningRunway = w.Runway, w.Projected, true
+			t.MinWarningRunwayKind = w.Kind
 		}
 	}
 }

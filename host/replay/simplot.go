@@ -22,12 +22,13 @@ func SimulatedSession(res *sim.Result) PlotSession {
 	rep := &Report{File: res.Scenario.File, Name: res.Scenario.Title, Label: res.Policy.Name, Policy: res.Policy.Name, ContextWindow: window}
 	for _, l := range res.Lines {
 		if l.Event == "request" {
-			rep.Points = append(rep.Points, Point{Turn: l.Turn, Tokens: l.Tokens})
+			// The simulated host reports Pi's estimate, as Pi's does.
+			rep.Points = append(rep.Points, Point{Turn: l.Turn, Tokens: l.Tokens, Kind: Estimated, Recorded: l.Tokens, RecordedKind: Estimated})
 		}
 		if len(l.Rules) == 0 {
 			continue
 		}
-		d := Decision{Turn: l.Turn, Event: l.Event, Tokens: l.Tokens, Rules: l.Rules}
+		d := Decision{Turn: l.Turn, Event: l.Event, Tokens: l.Tokens, Kind: Estimated, Rules: l.Rules}
 		for _, e := range l.Effects {
 			m := map[string]any{"effect": e.Name}
 			for _, a := range e.Args {

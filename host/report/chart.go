@@ -126,14 +126,9 @@ func Chart(reports []*replay.Report, thresholds [][]replay.Threshold) string {
 	return b.String()
 }
 
-// PointKind is how a point's figure was had. A replay marks projected
-// points; the rest are the record's own figures.
-func PointKind(p replay.Point) string {
-	if p.Projected {
-		return "projected"
-	}
-	return "measured"
-}
+// PointKind is how a point's figure was had: measured, estimated or
+// projected, as the replay marks it.
+func PointKind(p replay.Point) string { return string(p.Kind) }
 
 type kindRun struct {
 	kind   string

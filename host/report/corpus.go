@@ -78,7 +78,7 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 			c.Diverged++
 		}
 		if r.PeakTokens > c.PeakTokens {
-			c.PeakTokens, c.PeakKind = r.PeakTokens, kindOf(r.PeakProjected)
+			c.PeakTokens, c.PeakKind = r.PeakTokens, string(r.PeakKind)
 		}
 		if len(r.Warnings) > 0 {
 			c.Warned++
@@ -89,9 +89,10 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 				}
 			}
 			b.runways[i] = append(b.runways[i], least.Runway)
-			if least.Projected {
-				c.RunwayProjected++
+			if c.RunwayKinds == nil {
+				c.RunwayKinds = map[string]int{}
 			}
+			c.RunwayKinds[string(least.Kind)]++
 		}
 	}
 	if len(reports) == 0 {
@@ -185,13 +186,6 @@ func (b *ReplayBuilder) Section() *ReplaySection {
 		}
 	}
 	return &sec
-}
-
-func kindOf(projected bool) string {
-	if projected {
-		return "projected"
-	}
-	return "measured"
 }
 
 // quantiles of sorted values (nearest rank); nil when there are none.

@@ -148,9 +148,9 @@ type Corpus struct {
 	// reserve); RunwayBins counts the same values in equal bins.
 	LeastRunway *Quantiles `json:"least_runway_at_warning,omitempty"`
 	RunwayBins  []Bin      `json:"runway_bins,omitempty"`
-	// RunwayProjected counts the warnings among those whose runway is a
-	// projected figure.
-	RunwayProjected int    `json:"runway_projected"`
+	// RunwayKinds counts those runways by kind of figure: measured,
+	// estimated or projected.
+	RunwayKinds map[string]int `json:"runway_kinds,omitempty"`
 	PeakTokens      int64  `json:"peak_tokens"`
 	PeakKind        string `json:"peak_kind"`
 }

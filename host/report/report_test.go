@@ -18,7 +18,7 @@ func rep(file string, peak int64, resets, decisions int) *replay.Report {
 			Effects: []map[string]any{{"effect": "notify", "text": strings.Repeat("x", 200)}}})
 	}
 	for t := 0; t < 10; t++ {
-		r.Points = append(r.Points, replay.Point{Turn: t, Tokens: peak * int64(t) / 9})
+		r.Points = append(r.Points, replay.Point{Turn: t, Tokens: peak * int64(t) / 9, Kind: replay.Measured})
 	}
 	return r
 }
@@ -73,7 +73,10 @@ func TestCorpusFigures(t *testing.T) {
 	b := NewReplayBuilder([]string{"a", "b"})
 	for i, runway := range []int64{5000, 1000, 9000} {
 		ra, rb := rep(fmt.Sprint(i), 100000, 1, 0), rep(fmt.Sprint(i), 100000, 0, 0)
-		ra.Warnings = []replay.Mark{{Runway: runway + 50}, {Runway: runway, Projected: i == 2}}
+		ra.Warnings = []replay.Mark{{Runway: runway + 50, Kind: replay.Measured}, {Runway: runway, Projected: i == 2, Kind: replay.Measured}}
+		if i == 2 {
+			ra.Warnings[1].Kind = replay.Projected
+		}
 		ra.FirstWarning = &ra.Warnings[0]
 		b.Add([]*replay.Report{ra, rb}, nil)
 	}
@@ -83,8 +86,8 @@ func TestCorpusFigures(t *testing.T) {
 		t.Errorf("corpus %+v / %+v", a, bb)
 	}
 	q := a.LeastRunway
-	if q == nil || q.N != 3 || q.Min != 1000 || q.P50 != 5000 || q.Max != 9000 || a.RunwayProjected != 1 {
-		t.Errorf("least runway %+v (projected %d): want each session's least, 1000/5000/9000, one projected", q, a.RunwayProjected)
+	if q == nil || q.N != 3 || q.Min != 1000 || q.P50 != 5000 || q.Max != 9000 || a.RunwayKinds["projected"] != 1 || a.RunwayKinds["measured"] != 2 {
+		t.Errorf("least runway %+v (kinds %v): want each session's least, 1000/5000/9000, one projected", q, a.RunwayKinds)
 	}
 	total := 0
 	for _, bin := range a.RunwayBins {
@@ -138,7 +141,7 @@ func TestChartKinds(t *testing.T) {
 	r := rep("s", 100000, 1, 2)
 	r.Label = "wipe_memory"
 	for i := 5; i < 10; i++ {
-		r.Points[i].Projected = true
+		r.Points[i].Kind = replay.Projected
 	}
 	svg := Chart([]*replay.Report{r}, [][]replay.Threshold{{{Name: "warning", Tokens: 150000}}})
 	for _, want := range []string{`class="series measured"`, `class="series projected"`, `stroke-dasharray="6 4"`, `class="decision" data-s="0" data-d="1"`, `warning: 150k tokens`, ">wipe_memory<"} {

@@ -5,10 +5,10 @@ import "fmt"
 // Leaf is the id of the entry Pi makes the leaf on load: the last entry
 // in the file ("" for a file with no entries).
 func (f *File) Leaf() string {
-	if len(f.Entries) == 0 {
+	if f.n == 0 {
 		return ""
 	}
-	return f.Entries[len(f.Entries)-1].ID
+	return f.At(f.n - 1).ID
 }
 
 // Branch returns the entries from the root to leaf, in order (Pi's
@@ -22,19 +22,24 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 			return nil, nil
 		}
 	}
-	i, ok := f.byID[leaf]
+	i, ok := f.index(leaf)
 	if !ok {
 		return nil, fmt.Errorf("%s: no entry with id %q", f.Name, leaf)
 	}
 	var path []*Entry
 	for {
-		e := &f.Entries[i]
+		e := f.At(i)
 		path = append(path, e)
 		// A walk longer than the file went round a cycle.
-		if e.ParentID == "" || len(path) >= len(f.Entries) {
+		if e.ParentID == "" || len(path) >= f.n {
 			break
 		}
-		j, ok := f.byID[e.ParentID]
+		// Most entries are the child of the entry before.
+		if i > 0 && f.At(i-1).ID == e.ParentID && f.isLast(i-1) {
+			i--
+			continue
+		}
+		j, ok := f.index(e.ParentID)
 		if !ok {
 			break
 		}
@@ -49,17 +54,36 @@ func (f *File) Branch(leaf string) ([]*Entry, error) {
 // Branches counts the leaves of the tree: entries no other entry names
 // as its parent. A linear session has one.
 func (f *File) Branches() int {
-	parents := make(map[string]bool, len(f.Entries))
-	for _, e := range f.Entries {
-		if e.ParentID != "" {
-			parents[e.ParentID] = true
+	// Mark each entry named as a parent (the last of an id, as a walk
+	// finds it); the unmarked are leaves.
+	named := make([]bool, f.n)
+	for i := 0; i < f.n; i++ {
+		e := f.At(i)
+		if e.ParentID == "" {
+			continue
+		}
+		if i > 0 && f.At(i-1).ID == e.ParentID && f.isLast(i-1) {
+			named[i-1] = true
+		} else if j, ok := f.index(e.ParentID); ok {
+			named[j] = true
 		}
 	}
 	n := 0
-	for _, e := range f.Entries {
-		if !parents[e.ID] {
+	for i := 0; i < f.n; i++ {
+		if e := f.At(i); !named[i] && !f.namedElsewhere(i, e.ID, named) {
 			n++
 		}
 	}
 	return n
+}
+
+// isLast reports whether entry i is the last in the file with its id
+// (the one a lookup by id finds).
+func (f *File) isLast(i int) bool { return f.At(i).flags&flagShadowed == 0 }
+
+// namedElsewhere reports whether another entry with the same id as entry
+// i is named as a parent: entries sharing an id are one node to Pi.
+func (f *File) namedElsewhere(i int, id string, named []bool) bool {
+	j, ok := f.index(id)
+	return ok && j != i && named[j]
 }

@@ -1,16 +1,21 @@
 // Package sessionfile reads recorded Pi session files for replay: every
 // format version Pi 1.6 still migrates, the way Pi reads them, into
 // compact typed entries that keep what a replay needs (ids, message roles,
-// usage, stop reasons, tool calls, compactions, model changes, this
-// project's reset markers) and nothing else.
+// usage, stop reasons, tool calls of the tools asked for, compactions,
+// model changes, this project's reset markers, and Pi's token estimate of
+// each entry's messages, host/estimate) and nothing else.
 //
 // # What it owns
 //
 //   - The line reader: lines split on '\n' as Pi splits them; a line may
 //     hold several JSON objects with no newline between them (each is an
 //     entry); a line that is not JSON is a Problem with its line number,
-//     never a failure of the whole file. JSON is tokenized with
-//     github.com/valyala/fastjson, whose parser is reused for every line.
+//     never a failure of the whole file; a cut object followed on its
+//     line by the next entry is a Problem, and the entries after it are
+//     read. JSON is tokenized with github.com/valyala/fastjson, whose
+//     parser is reused for every line. A token count that is no count
+//     (negative, fractional, NaN, over MaxTokenCount) is a Problem of its
+//     line and is not used.
 //   - Pi's migrations (session-manager.js migrateV1ToV2, migrateV2ToV3):
 //     version 1 entries get ids and a parent chain in file order and a
 //     compaction's firstKeptEntryIndex becomes firstKeptEntryId; version 2

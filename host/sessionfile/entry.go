@@ -1,67 +1,154 @@
 package sessionfile
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"time"
 
+	"github.com/resetpolicy/resetpolicy/host/estimate"
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/valyala/fastjson"
 )
 
-// Entry is what a replay needs of one session entry. Fields that do not
-// apply to the entry's type are zero.
+// Entry is what a replay needs of one session entry, kept small: a
+// replay holds every entry of its largest session (see the package's
+// memory bound). Fields that do not apply to the entry's type are zero;
+// what only some entries carry is in Extra.
 type Entry struct {
-	Line     int    // 1-based line of the file the entry was read from
 	Type     string // session.TypeMessage, session.TypeCompaction, …
+	Role     string // a message entry's role (user, assistant, toolResult, system, custom, …)
 	ID       string
-	ParentID string
+	ParentID string // shares the previous entry's ID string when it names it
+	// Name is an assistant message's model, a tool result's tool, the
+	// customType of a custom entry, custom_message or custom-role message.
+	Name string
 	// Millis is the entry's time in Unix milliseconds (its ISO
 	// timestamp; 0 when absent or unparsable).
 	Millis int64
+	// Usage is Pi's calculateContextTokens of an assistant message's
+	// usage (HasUsage: the message has a usage object Pi can count).
+	Usage int64
+	// Output is the usage's output tokens.
+	Output int32
+	// Est is Pi's estimateTokens of the messages Pi makes of the entry
+	// (host/estimate): 0 for entries that make none.
+	Est int32
+	// Line is the 1-based line of the file the entry was read from.
+	Line int32
+	// Calls counts the tool calls of an assistant message; those of the
+	// tools named in Options.KeepArgs (every call when it is nil) are
+	// kept in Extra.ToolCalls.
+	Calls uint16
+	stop  uint8
+	flags uint8
+	// X holds what few entries carry (nil for most).
+	X *Extra
+}
 
-	// Role is a message entry's role (user, assistant, toolResult,
-	// system, custom, bashExecution, …).
-	Role string
-	// Bytes is the size of the entry's line, the basis of the token
-	// estimate of messages that carry no usage (about four bytes a token).
-	Bytes int
-
-	// Assistant messages.
-	Provider, Model string
-	StopReason      string // stop, length, toolUse, error, aborted
-	ErrorMessage    string // cut to MaxErrorMessage bytes
-	Usage           session.Usage
-	HasUsage        bool
-	ToolCalls       []ToolCall
-
-	// Tool results.
-	ToolName string
-	IsError  bool
-
-	// custom, custom_message and custom-role messages.
-	CustomType string
+// Extra is what only some entries carry.
+type Extra struct {
+	// Provider of a model_change.
+	Provider     string
+	ErrorMessage string // an assistant's, cut to MaxErrorMessage bytes
+	ToolCalls    []ToolCall
 	// WindowID is the windowId a reset artifact carries (data.windowId of
 	// a custom entry, details.windowId of a custom message or compaction).
 	WindowID string
-
 	// compaction and branch_summary.
-	SummaryBytes     int
 	FirstKeptEntryID string
 	TokensBefore     int64
-	FromHook         bool
-
-	// model_change (Provider too), thinking_level_change, session_info.
+	// SystemEst is the estimate of a compaction's systemMessage.
+	SystemEst int64
+	// model_change, thinking_level_change, session_info.
 	ModelID       string
 	ThinkingLevel string
-	Name          string
+	SessionName   string
+}
+
+const (
+	flagHasUsage = 1 << iota
+	flagIsError
+	flagFromHook
+	// flagShadowed: a later entry has the same id (a lookup finds that one).
+	flagShadowed
+)
+
+// HasUsage reports an assistant message with a usage object.
+func (e *Entry) HasUsage() bool { return e.flags&flagHasUsage != 0 }
+
+// IsError reports a tool result marked as an error.
+func (e *Entry) IsError() bool { return e.flags&flagIsError != 0 }
+
+// FromHook reports a compaction or branch summary an extension wrote.
+func (e *Entry) FromHook() bool { return e.flags&flagFromHook != 0 }
+
+// StopReason is an assistant message's stop reason (stop, length,
+// toolUse, error, aborted; "other" for one Pi does not write).
+func (e *Entry) StopReason() string { return stops[e.stop] }
+
+var stops = [...]string{"", "stop", "toolUse", "error", "aborted", "length", "other"}
+
+func stopCode(b []byte) uint8 {
+	if len(b) == 0 {
+		return 0
+	}
+	for i, s := range stops[1 : len(stops)-1] {
+		if string(b) == s {
+			return uint8(i + 1)
+		}
+	}
+	return uint8(len(stops) - 1)
+}
+
+func (e *Entry) x() *Extra {
+	if e.X == nil {
+		e.X = &Extra{}
+	}
+	return e.X
+}
+
+var noExtra Extra
+
+// Extra returns the entry's extra fields (zero when it has none).
+func (e *Entry) Extra() *Extra {
+	if e.X == nil {
+		return &noExtra
+	}
+	return e.X
+}
+
+// CustomType is the customType of a custom entry, custom_message or
+// custom-role message (its Name).
+func (e *Entry) CustomType() string {
+	if e.Type == session.TypeCustom || e.isCustomMessage() {
+		return e.Name
+	}
+	return ""
+}
+
+// windowID keeps a reset artifact's window id, in Extra: most custom
+// entries have none and need no Extra.
+func (e *Entry) windowID(id string) {
+	if id != "" {
+		e.x().WindowID = id
+	}
+}
+
+// Model is an assistant message's model (its Name).
+func (e *Entry) Model() string {
+	if e.Role == "assistant" {
+		return e.Name
+	}
+	return ""
 }
 
 // ToolCall is one tool call of an assistant message.
 type ToolCall struct {
 	ID   string
 	Name string
-	// Args is the raw JSON of the arguments, kept only for the tools
-	// named in Options.KeepArgs and only up to MaxArgs bytes.
+	// Args is the raw JSON of the arguments, kept only up to MaxArgs
+	// bytes.
 	Args []byte
 }
 
@@ -77,33 +164,46 @@ func Known(typ string) bool {
 }
 
 // ContextTokens is Pi's calculateContextTokens of the message's usage.
-func (e *Entry) ContextTokens() int64 { return e.Usage.ContextTokens() }
+func (e *Entry) ContextTokens() int64 { return e.Usage }
 
 // RequestTokens is the context the model was sent for this answer: the
 // usage minus the answer's own output.
 func (e *Entry) RequestTokens() int64 {
-	n := e.Usage.ContextTokens() - e.Usage.Output
+	n := e.Usage - int64(e.Output)
 	if n < 0 {
 		return 0
 	}
 	return n
 }
 
+// ValidUsage reports the usage Pi's estimate starts from: an answer that
+// neither failed nor was aborted, with a usage that counts more than 0.
+func (e *Entry) ValidUsage() bool {
+	return e.Role == "assistant" && e.HasUsage() && e.stop != 3 && e.stop != 4 && e.Usage > 0
+}
+
 // IsMarker reports a reset marker of this project (or of pi-context).
 func (e *Entry) IsMarker() bool {
-	return e.Type == session.TypeCustom && (e.CustomType == session.MarkerType || e.CustomType == session.LegacyMarkerType)
+	if e.Type != session.TypeCustom {
+		return false
+	}
+	return e.Name == session.MarkerType || e.Name == session.LegacyMarkerType
 }
 
 // IsBoot reports the hidden boot message of a reset boundary.
 func (e *Entry) IsBoot() bool {
-	return e.isCustomMessage() && (e.CustomType == session.BootType || e.CustomType == session.LegacyBootType)
+	return e.isCustomMessage() && (e.Name == session.BootType || e.Name == session.LegacyBootType)
 }
 
 // IsResetCompaction reports the retain-none compaction of a reset
 // boundary: it keeps only itself.
 func (e *Entry) IsResetCompaction() bool {
-	return e.Type == session.TypeCompaction && e.FirstKeptEntryID != "" && e.FirstKeptEntryID == e.ID
+	return e.Type == session.TypeCompaction && e.X != nil && e.X.FirstKeptEntryID != "" && e.X.FirstKeptEntryID == e.ID
 }
+
+// IsSystem reports a system message (prompt state: Pi's estimate counts
+// only the current one once the context is estimated whole).
+func (e *Entry) IsSystem() bool { return e.Type == session.TypeMessage && e.Role == "system" }
 
 func (e *Entry) isCustomMessage() bool {
 	return e.Type == session.TypeCustomMessage || (e.Type == session.TypeMessage && e.Role == "custom")
@@ -112,97 +212,154 @@ func (e *Entry) isCustomMessage() bool {
 // MaxErrorMessage bounds the error text kept of an assistant message.
 const MaxErrorMessage = 512
 
+// MaxTokenCount bounds a token count read from a file: a usage or
+// tokensBefore above it (or negative, or not a whole number) is no count
+// a provider reports, and is a Problem of its line.
+const MaxTokenCount = 1<<31 - 1
+
 // decode fills e from one parsed JSON object. It keeps copies of the
 // strings it reads; v may be reused after it returns.
 func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
 	e.Type = internType(v.GetStringBytes("type"))
-	e.ID = str(v, "id")
-	e.ParentID = str(v, "parentId")
+	if p := v.GetStringBytes("parentId"); len(p) > 0 {
+		if string(p) == o.lastID {
+			e.ParentID = o.lastID
+		} else {
+			e.ParentID = string(p)
+		}
+	}
+	e.ID = o.id(v.GetStringBytes("id"))
 	e.Millis = isoMillis(v.GetStringBytes("timestamp"))
 	switch e.Type {
 	case session.TypeMessage:
 		e.decodeMessage(v.Get("message"), o)
 	case session.TypeCompaction:
-		e.SummaryBytes = len(v.GetStringBytes("summary"))
-		e.FirstKeptEntryID = str(v, "firstKeptEntryId")
-		e.TokensBefore = v.GetInt64("tokensBefore")
-		e.FromHook = v.GetBool("fromHook")
-		e.WindowID = str(v, "details", "windowId")
+		x := e.x()
+		e.Est = clamp32(estimate.Tokens(o.est.SummaryChars(v.Get("summary"))))
+		x.SystemEst = o.est.Message(v.Get("systemMessage"))
+		x.FirstKeptEntryID = str(v, "firstKeptEntryId")
+		x.TokensBefore = o.count(v, "tokensBefore")
+		if v.GetBool("fromHook") {
+			e.flags |= flagFromHook
+		}
+		x.WindowID = str(v, "details", "windowId")
 	case session.TypeBranchSummary:
-		e.SummaryBytes = len(v.GetStringBytes("summary"))
-		e.FromHook = v.GetBool("fromHook")
+		e.Est = clamp32(estimate.Tokens(o.est.SummaryChars(v.Get("summary"))))
+		if v.GetBool("fromHook") {
+			e.flags |= flagFromHook
+		}
 	case session.TypeCustom:
-		e.CustomType = str(v, "customType")
-		e.WindowID = str(v, "data", "windowId")
+		e.Name = o.name(v.GetStringBytes("customType"))
+		e.windowID(str(v, "data", "windowId"))
 	case session.TypeCustomMessage:
-		e.CustomType = str(v, "customType")
-		e.WindowID = str(v, "details", "windowId")
+		e.Name = o.name(v.GetStringBytes("customType"))
+		e.windowID(str(v, "details", "windowId"))
+		// Pi makes a custom-role message of it: its content counts.
+		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(v.Get("content"))))
 	case session.TypeModelChange:
-		e.Provider = str(v, "provider")
-		e.ModelID = str(v, "modelId")
+		x := e.x()
+		x.Provider = str(v, "provider")
+		x.ModelID = str(v, "modelId")
 	case session.TypeThinkingLevelChange:
-		e.ThinkingLevel = str(v, "thinkingLevel")
+		e.x().ThinkingLevel = str(v, "thinkingLevel")
 	case session.TypeSessionInfo:
-		e.Name = str(v, "name")
+		e.x().SessionName = str(v, "name")
 	}
+}
+
+func clamp32(n int64) int32 {
+	if n > 1<<31-1 {
+		return 1<<31 - 1
+	}
+	return int32(n)
 }
 
 func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 	if m == nil {
 		return
 	}
-	e.Role = str(m, "role")
+	e.Role = internRole(m.GetStringBytes("role"))
+	e.Est = clamp32(o.est.Message(m))
 	switch e.Role {
 	case "hookMessage":
 		// Pi's migrateV2ToV3 renames it; a version 3 file never has it,
 		// but reading it as Pi would after migration costs nothing.
 		e.Role = "custom"
+		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(m.Get("content"))))
 		fallthrough
 	case "custom":
-		e.CustomType = str(m, "customType")
-		e.WindowID = str(m, "details", "windowId")
+		e.Name = o.name(m.GetStringBytes("customType"))
+		e.windowID(str(m, "details", "windowId"))
 	case "assistant":
-		e.Provider = o.last.provider.get(m.GetStringBytes("provider"))
-		e.Model = o.last.model.get(m.GetStringBytes("model"))
-		e.StopReason = internStop(m.GetStringBytes("stopReason"))
+		e.Name = o.last.model.get(m.GetStringBytes("model"))
+		e.stop = stopCode(m.GetStringBytes("stopReason"))
 		if b := m.GetStringBytes("errorMessage"); len(b) > 0 {
 			if len(b) > MaxErrorMessage {
 				b = b[:MaxErrorMessage]
 			}
-			e.ErrorMessage = string(b)
+			e.x().ErrorMessage = string(b)
 		}
 		if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-			e.HasUsage = true
-			e.Usage = session.Usage{
-				Input: u.GetInt64("input"), Output: u.GetInt64("output"),
-				CacheRead: u.GetInt64("cacheRead"), CacheWrite: u.GetInt64("cacheWrite"),
-				TotalTokens: u.GetInt64("totalTokens"),
-			}
+			e.decodeUsage(u, o)
 		}
 		for _, b := range m.GetArray("content") {
 			if string(b.GetStringBytes("type")) != "toolCall" {
 				continue
 			}
-			if len(e.ToolCalls) >= MaxToolCalls {
-				break
+			if e.Calls < 1<<16-1 {
+				e.Calls++
 			}
-			c := ToolCall{ID: str(b, "id"), Name: internName(b.GetStringBytes("name"))}
-			if o.KeepArgs[c.Name] {
-				if a := b.Get("arguments"); a != nil {
-					raw := a.MarshalTo(nil)
-					if len(raw) <= MaxArgs {
-						c.Args = raw
-					}
+			name := b.GetStringBytes("name")
+			if o.KeepArgs != nil && !o.KeepArgs[string(name)] {
+				continue
+			}
+			x := e.x()
+			if len(x.ToolCalls) >= MaxToolCalls {
+				continue
+			}
+			c := ToolCall{ID: str(b, "id"), Name: internName(name)}
+			if a := b.Get("arguments"); a != nil {
+				raw := a.MarshalTo(nil)
+				if len(raw) <= MaxArgs {
+					c.Args = raw
 				}
 			}
-			e.ToolCalls = append(e.ToolCalls, c)
+			x.ToolCalls = append(x.ToolCalls, c)
 		}
 	case "toolResult":
-		e.ToolName = internName(m.GetStringBytes("toolName"))
-		e.IsError = m.GetBool("isError")
+		e.Name = internName(m.GetStringBytes("toolName"))
+		if m.GetBool("isError") {
+			e.flags |= flagIsError
+		}
 	}
-	e.Role = internRole(e.Role)
 }
+
+// decodeUsage takes a usage Pi can count: every part a whole number from
+// 0 to MaxTokenCount. A part that is not is a problem of the line, and
+// the usage is not taken (the message counts as one without usage).
+func (e *Entry) decodeUsage(u *fastjson.Value, o *decodeState) {
+	var parts [5]int64
+	for i, k := range usageKeys {
+		n, ok := o.tokenCount(u.Get(k), usageNames[i])
+		if !ok {
+			return
+		}
+		parts[i] = n
+	}
+	e.flags |= flagHasUsage
+	// calculateContextTokens: totalTokens || input+output+cacheRead+cacheWrite.
+	if parts[4] != 0 {
+		e.Usage = parts[4]
+	} else {
+		e.Usage = parts[0] + parts[1] + parts[2] + parts[3]
+	}
+	e.Output = int32(parts[1])
+}
+
+var (
+	usageKeys  = [5]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+	usageNames = [5]string{"usage.input", "usage.output", "usage.cacheRead", "usage.cacheWrite", "usage.totalTokens"}
+)
 
 // MaxToolCalls bounds the tool calls kept of one assistant message; more
 // are counted as calls but not kept.
@@ -220,11 +377,92 @@ func str(v *fastjson.Value, keys ...string) string {
 }
 
 // decodeState is what decoding keeps from entry to entry: the caller's
-// options and the last model and provider names, which repeat on every
-// answer of a session.
+// options, the last model name (it repeats on every answer of a
+// session), the last id (the next entry's parent, most often) and the
+// problems of the line being decoded.
 type decodeState struct {
 	*Options
-	last struct{ model, provider lastString }
+	last   struct{ model lastString }
+	names  map[string]string // interned custom types, at most maxNames
+	lastID string
+	line   int
+	file   *File
+	est    estimate.Counter
+}
+
+// id copies an entry's id.
+func (o *decodeState) id(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	o.lastID = string(b)
+	return o.lastID
+}
+
+func (o *decodeState) problem(msg string) {
+	o.file.problem(o.line, msg)
+}
+
+// count reads an optional token count (absent: 0); an absurd one is a
+// problem and reads as 0.
+func (o *decodeState) count(v *fastjson.Value, key string) int64 {
+	n, _ := o.tokenCount(v.Get(key), key)
+	return n
+}
+
+// tokenCount reads a token count: absent or null is 0; a number that is
+// not a whole count from 0 to MaxTokenCount (negative, fractional,
+// 1e308, NaN, an overflowing 1e999), or a value that is not a number, is
+// a problem of the line.
+func (o *decodeState) tokenCount(v *fastjson.Value, what string) (int64, bool) {
+	if v == nil || v.Type() == fastjson.TypeNull {
+		return 0, true
+	}
+	if v.Type() != fastjson.TypeNumber {
+		o.problem(fmt.Sprintf("%s is %s, not a token count; ignored", what, shown(v)))
+		return 0, false
+	}
+	// Most counts are small integers: no float parse.
+	if n, err := v.Int64(); err == nil && n >= 0 && n <= MaxTokenCount {
+		return n, true
+	}
+	f, err := v.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > MaxTokenCount || f != math.Trunc(f) {
+		o.problem(fmt.Sprintf("%s is %s, not a token count (a whole number from 0 to %d); ignored", what, shown(v), MaxTokenCount))
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// shown is a value as a problem quotes it, cut to 32 bytes.
+func shown(v *fastjson.Value) string {
+	raw := v.String()
+	if len(raw) > 32 {
+		raw = raw[:32] + "…"
+	}
+	return raw
+}
+
+// maxNames bounds the custom types a Reader interns.
+const maxNames = 256
+
+// name interns a custom type: a session's extensions write a handful of
+// them on thousands of entries.
+func (o *decodeState) name(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := o.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if o.names == nil {
+		o.names = map[string]string{}
+	}
+	if len(o.names) < maxNames {
+		o.names[s] = s
+	}
+	return s
 }
 
 // lastString returns the previous string when the bytes are the same, so
@@ -257,26 +495,10 @@ func internType(b []byte) string {
 	return string(b)
 }
 
-func internStop(b []byte) string {
-	switch string(b) {
-	case "stop":
-		return "stop"
-	case "toolUse":
-		return "toolUse"
-	case "error":
-		return "error"
-	case "aborted":
-		return "aborted"
-	case "length":
-		return "length"
-	}
-	return string(b)
-}
-
 // internRole returns a constant for the roles Pi writes, so that a
 // million entries do not hold a million copies of "assistant".
-func internRole(r string) string {
-	switch r {
+func internRole(b []byte) string {
+	switch string(b) {
 	case "user":
 		return "user"
 	case "assistant":
@@ -288,7 +510,7 @@ func internRole(r string) string {
 	case "custom":
 		return "custom"
 	}
-	return r
+	return string(b)
 }
 
 var commonTools = map[string]string{}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/valyala/fastjson"
@@ -25,8 +27,10 @@ type Options struct {
 	MaxLine    int   // bytes per line
 	MaxEntries int   // entries per file
 	MaxFile    int64 // bytes per file
-	// KeepArgs names the tools whose call arguments are kept (a replay
-	// keeps those of the tools its policy declares).
+	// KeepArgs names the tools whose calls (with their arguments) are
+	// kept; nil keeps every call. A replay keeps those of the tools its
+	// policy declares: the rest are only counted, which keeps a session
+	// of many tool calls small.
 	KeepArgs map[string]bool
 }
 
@@ -48,6 +52,17 @@ type Problem struct {
 	Msg  string
 }
 
+// MaxProblems bounds the problems kept of one file.
+const MaxProblems = 1000
+
+func (f *File) problem(line int, msg string) {
+	if len(f.Problems) >= MaxProblems {
+		f.MoreProblems++
+		return
+	}
+	f.Problems = append(f.Problems, Problem{line, msg})
+}
+
 func (p Problem) String() string { return "line " + strconv.Itoa(p.Line) + ": " + p.Msg }
 
 // File is a session file as Pi would load it, migrated to version 3.
@@ -58,13 +73,18 @@ type File struct {
 	SessionID     string
 	CWD           string
 	ParentSession string
-	// Entries are in file order, header excluded, ids assigned for
-	// version 1.
-	Entries []Entry
+	// The entries, in file order, header excluded, ids assigned for
+	// version 1: Len and At. They are held in fixed chunks, so that a
+	// growing session never copies (nor, for a moment, doubles) them.
+	chunks [][]Entry
+	n      int
 	// Skipped counts entries of types Pi does not write, by type.
 	Skipped map[string]int
-	// Problems are lines not taken, in file order.
-	Problems []Problem
+	// Problems are lines not taken and values not taken (absurd token
+	// counts), in file order; at most MaxProblems, the rest counted in
+	// MoreProblems.
+	Problems     []Problem
+	MoreProblems int
 	// Joined counts lines that held more than one JSON object.
 	Joined int
 	// Lines is the number of lines read.
@@ -72,7 +92,10 @@ type File struct {
 	// Truncated is set when a bound stopped the read early.
 	Truncated bool
 
-	byID map[string]int
+	// byID is the entry indices sorted by id, for the lookups a branch
+	// walk makes when a parent is not the entry before (4 bytes an
+	// entry, where a map costs ten times that).
+	byID []int32
 }
 
 // Reader reads session files, reusing its buffers and JSON parser from
@@ -87,19 +110,27 @@ type Reader struct {
 	br   *bufio.Reader
 	// entries and byID are reused from file to file, so that reading a
 	// corpus allocates for the largest session, not for every one.
-	entries []Entry
-	byID    map[string]int
+	chunks [][]Entry
+	byID   []int32
 }
 
-// next extends the entries by one, reusing the memory (and the tool call
-// slice) of an entry of an earlier file.
+// chunkSize is the entries of one chunk.
+const chunkSize = 4096
+
+// Len is the number of entries.
+func (f *File) Len() int { return f.n }
+
+// At returns entry i (0 ≤ i < Len).
+func (f *File) At(i int) *Entry { return &f.chunks[i/chunkSize][i%chunkSize] }
+
+// next extends the entries by one, reusing the chunks of an earlier file.
 func (f *File) next() *Entry {
-	if len(f.Entries) < cap(f.Entries) {
-		f.Entries = f.Entries[:len(f.Entries)+1]
-	} else {
-		f.Entries = append(f.Entries, Entry{})
+	c := f.n / chunkSize
+	if c == len(f.chunks) {
+		f.chunks = append(f.chunks, make([]Entry, chunkSize))
 	}
-	return &f.Entries[len(f.Entries)-1]
+	f.n++
+	return &f.chunks[c][(f.n-1)%chunkSize]
 }
 
 // NewReader returns a reader with the given options.
@@ -136,8 +167,9 @@ func (rd *Reader) Read(r io.Reader, name string) (*File, error) {
 }
 
 func (rd *Reader) read(name string) (*File, error) {
-	file := &File{Name: name, Version: 1, Entries: rd.entries[:0], byID: rd.byID}
-	defer func() { rd.entries, rd.byID = file.Entries[:0], file.byID }()
+	file := &File{Name: name, Version: 1, chunks: rd.chunks, byID: rd.byID[:0]}
+	defer func() { rd.chunks, rd.byID = file.chunks, file.byID[:0] }()
+	rd.dec.file, rd.dec.lastID = file, ""
 	var total int64
 	headerSeen := false
 	// Pi's migration resolves firstKeptEntryIndex against the parsed
@@ -151,75 +183,99 @@ func (rd *Reader) read(name string) (*File, error) {
 		file.Lines++
 		total += int64(len(line) + tooLong + 1)
 		if total > rd.opts.MaxFile {
-			file.Problems = append(file.Problems, Problem{file.Lines, fmt.Sprintf("the file is over %d bytes; the rest is not read", rd.opts.MaxFile)})
+			file.problem(file.Lines, fmt.Sprintf("the file is over %d bytes; the rest is not read", rd.opts.MaxFile))
 			file.Truncated = true
 			break
 		}
 		if tooLong > 0 {
-			file.Problems = append(file.Problems, Problem{file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine)})
+			file.problem(file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine))
 		} else if t := bytes.TrimSpace(line); len(t) > 0 {
-			n, first := 0, len(file.Entries)
-			rd.sc.InitBytes(t)
-			for rd.sc.Next() {
-				n++
-				v := rd.sc.Value()
-				if v.Type() != fastjson.TypeObject {
-					file.Problems = append(file.Problems, Problem{file.Lines, "not a JSON object"})
-					continue
-				}
-				if !headerSeen {
-					if string(v.GetStringBytes("type")) != session.TypeSession || v.Get("id") == nil || v.Get("id").Type() != fastjson.TypeString {
-						return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
-					}
-					headerSeen = true
-					if ver := v.GetInt("version"); ver > 0 {
-						file.Version = ver
-					}
-					file.SessionID = str(v, "id")
-					file.CWD = str(v, "cwd")
-					file.ParentSession = str(v, "parentSession")
-					continue
-				}
-				if string(v.GetStringBytes("type")) == session.TypeSession {
-					// Pi keeps a second header in its entry list; it is
-					// not part of the tree.
-					file.Problems = append(file.Problems, Problem{file.Lines, "a second session header; ignored"})
-					continue
-				}
-				if len(file.Entries) >= rd.opts.MaxEntries {
-					file.Problems = append(file.Problems, Problem{file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries)})
-					file.Truncated = true
-					return rd.finish(file, keptIndex)
-				}
-				e := file.next()
-				*e = Entry{Line: file.Lines, ToolCalls: e.ToolCalls[:0]}
-				e.decode(v, &rd.dec)
-				e.Bytes = len(t)
-				if !Known(e.Type) {
-					if file.Skipped == nil {
-						file.Skipped = map[string]int{}
-					}
-					file.Skipped[e.Type]++
-				}
-				if file.Version < 2 && e.Type == session.TypeCompaction {
-					if k := v.Get("firstKeptEntryIndex"); k != nil && k.Type() == fastjson.TypeNumber {
-						if keptIndex == nil {
-							keptIndex = map[int]int64{}
+			n := 0
+			seg := t
+			var done bool
+			var result *File
+			var rerr error
+			budget := maxResume
+			for {
+				rd.sc.InitBytes(seg)
+				scan := func() (stop bool) {
+					for rd.sc.Next() {
+						n++
+						v := rd.sc.Value()
+						if v.Type() != fastjson.TypeObject {
+							file.problem(file.Lines, "not a JSON object")
+							continue
 						}
-						keptIndex[len(file.Entries)-1] = k.GetInt64()
+						if !headerSeen {
+							if string(v.GetStringBytes("type")) != session.TypeSession || v.Get("id") == nil || v.Get("id").Type() != fastjson.TypeString {
+								result, rerr = nil, fmt.Errorf("%s: %w", name, ErrNotSession)
+								return true
+							}
+							headerSeen = true
+							if ver := v.GetInt("version"); ver > 0 {
+								file.Version = ver
+							}
+							file.SessionID = str(v, "id")
+							file.CWD = str(v, "cwd")
+							file.ParentSession = str(v, "parentSession")
+							continue
+						}
+						if string(v.GetStringBytes("type")) == session.TypeSession {
+							// Pi keeps a second header in its entry list; it is
+							// not part of the tree.
+							file.problem(file.Lines, "a second session header; ignored")
+							continue
+						}
+						if file.n >= rd.opts.MaxEntries {
+							file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
+							file.Truncated = true
+							result, rerr = rd.finish(file, keptIndex)
+							return true
+						}
+						e := file.next()
+						*e = Entry{Line: int32(file.Lines)}
+						rd.dec.line = file.Lines
+						e.decode(v, &rd.dec)
+						if !Known(e.Type) {
+							if file.Skipped == nil {
+								file.Skipped = map[string]int{}
+							}
+							file.Skipped[e.Type]++
+						}
+						if file.Version < 2 && e.Type == session.TypeCompaction {
+							if k := v.Get("firstKeptEntryIndex"); k != nil && k.Type() == fastjson.TypeNumber {
+								if keptIndex == nil {
+									keptIndex = map[int]int64{}
+								}
+								keptIndex[file.n-1] = k.GetInt64()
+							}
+						}
 					}
+					return false
 				}
+				if done = scan(); done {
+					break
+				}
+				err := rd.sc.Error()
+				if err == nil {
+					break
+				}
+				// A writer that died mid-line leaves a cut object, and the
+				// next entry goes on the same line: read on from the next
+				// object start that scans cleanly to the end of the line.
+				rest, ok := resume(seg, &budget)
+				if !ok {
+					file.problem(file.Lines, "not JSON: "+err.Error())
+					break
+				}
+				file.problem(file.Lines, "a cut JSON object; the entries after it on the line are read")
+				seg = rest
 			}
-			if err := rd.sc.Error(); err != nil {
-				file.Problems = append(file.Problems, Problem{file.Lines, "not JSON: " + err.Error()})
+			if done {
+				return result, rerr
 			}
 			if n > 1 {
 				file.Joined++
-				// The token estimate of a joined line's entries: an even
-				// split of its bytes is enough.
-				for i := first; i < len(file.Entries); i++ {
-					file.Entries[i].Bytes = len(t) / n
-				}
 			}
 		}
 		if err == io.EOF {
@@ -233,6 +289,34 @@ func (rd *Reader) read(name string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
 	}
 	return rd.finish(file, keptIndex)
+}
+
+// maxResume bounds the places on one line where resume tries a scan.
+const maxResume = 16
+
+// resume finds, after a scan of seg failed, where the next entry starts:
+// the first `{"type":` after seg's start from which the rest of the line
+// scans as JSON objects with no error. A nested block of the cut object
+// (content blocks also start with "type") does not scan cleanly to the
+// end of the line, so it is passed over. Each try costs one scan of the
+// rest of the line, and a line gets maxResume tries in all.
+func resume(seg []byte, budget *int) ([]byte, bool) {
+	var sc fastjson.Scanner
+	for i := 1; *budget > 0; *budget-- {
+		j := bytes.Index(seg[i:], []byte(`{"type":`))
+		if j < 0 {
+			return nil, false
+		}
+		cand := seg[i+j:]
+		sc.InitBytes(cand)
+		for sc.Next() {
+		}
+		if sc.Error() == nil {
+			return cand, true
+		}
+		i += j + 1
+	}
+	return nil, false
 }
 
 // readLine returns the next line without its newline. A line over the
@@ -279,27 +363,48 @@ func (rd *Reader) finish(f *File, keptIndex map[int]int64) (*File, error) {
 		// one before. Ids here are "v1-<n>" rather than random: stable
 		// across reads, and no 8-hex id of a later entry can collide.
 		prev := ""
-		for i := range f.Entries {
-			e := &f.Entries[i]
+		for i := 0; i < f.n; i++ {
+			e := f.At(i)
 			e.ID = "v1-" + strconv.Itoa(i+1)
 			e.ParentID = prev
 			prev = e.ID
 		}
 		for i, k := range keptIndex {
 			// entries[k] counts the header as index 0.
-			if k >= 1 && k <= int64(len(f.Entries)) {
-				f.Entries[i].FirstKeptEntryID = f.Entries[k-1].ID
+			if k >= 1 && k <= int64(f.n) {
+				f.At(i).x().FirstKeptEntryID = f.At(int(k - 1)).ID
 			}
 		}
 	}
-	if f.byID == nil {
-		f.byID = make(map[string]int, len(f.Entries))
+	f.byID = f.byID[:0]
+	for i := 0; i < f.n; i++ {
+		f.byID = append(f.byID, int32(i))
 	}
-	clear(f.byID)
-	for i, e := range f.Entries {
-		f.byID[e.ID] = i
+	// Stable: of entries sharing an id, the last in the file is found,
+	// as Pi's index (a Map filled in file order) finds it.
+	slices.SortStableFunc(f.byID, func(a, b int32) int { return strings.Compare(f.At(int(a)).ID, f.At(int(b)).ID) })
+	for k := 0; k+1 < len(f.byID); k++ {
+		if f.At(int(f.byID[k])).ID == f.At(int(f.byID[k+1])).ID {
+			f.At(int(f.byID[k])).flags |= flagShadowed
+		}
 	}
 	return f, nil
+}
+
+// index returns the index of the last entry with this id.
+func (f *File) index(id string) (int, bool) {
+	ix := f.byID
+	// The first position whose id is greater than id, less one.
+	i, _ := slices.BinarySearchFunc(ix, id, func(k int32, id string) int {
+		if f.At(int(k)).ID <= id {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 || f.At(int(ix[i-1])).ID != id {
+		return 0, false
+	}
+	return int(ix[i-1]), true
 }
 
 // ReadFile reads one session file with default options.

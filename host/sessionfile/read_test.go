@@ -37,13 +37,13 @@ func shape(t *testing.T, f *sessionfile.File) []string {
 	}
 	var out []string
 	for i, e := range path {
-		s := fmt.Sprintf("%s/%s/%d/%s/%d", e.Type, e.Role, e.ContextTokens(), e.StopReason, len(e.ToolCalls))
+		s := fmt.Sprintf("%s/%s/%d/%s/%d", e.Type, e.Role, e.ContextTokens(), e.StopReason(), int(e.Calls))
 		if e.Type == session.TypeCompaction {
-			kept, ok := pos[e.FirstKeptEntryID]
+			kept, ok := pos[e.Extra().FirstKeptEntryID]
 			if !ok {
-				t.Fatalf("%s: the compaction's first kept entry %q is not on the branch", f.Name, e.FirstKeptEntryID)
+				t.Fatalf("%s: the compaction's first kept entry %q is not on the branch", f.Name, e.Extra().FirstKeptEntryID)
 			}
-			s += fmt.Sprintf(" keeps %d back, before=%d", i-kept, e.TokensBefore)
+			s += fmt.Sprintf(" keeps %d back, before=%d", i-kept, e.Extra().TokensBefore)
 		}
 		out = append(out, s)
 	}
@@ -58,12 +58,12 @@ func TestReadRecorded(t *testing.T) {
 	if f.Version != 3 || f.SessionID == "" || len(f.Problems) != 0 || f.Joined != 0 || len(f.Skipped) != 0 {
 		t.Fatalf("version %d id %q problems %v joined %d skipped %v", f.Version, f.SessionID, f.Problems, f.Joined, f.Skipped)
 	}
-	if len(f.Entries) != f.Lines-1 {
-		t.Fatalf("%d entries from %d lines", len(f.Entries), f.Lines)
+	if f.Len() != f.Lines-1 {
+		t.Fatalf("%d entries from %d lines", f.Len(), f.Lines)
 	}
 	path, _ := f.Branch("")
-	if len(path) != len(f.Entries) || f.Branches() != 1 {
-		t.Fatalf("a linear session: branch of %d entries of %d, %d leaves", len(path), len(f.Entries), f.Branches())
+	if len(path) != f.Len() || f.Branches() != 1 {
+		t.Fatalf("a linear session: branch of %d entries of %d, %d leaves", len(path), f.Len(), f.Branches())
 	}
 	sh := shape(t, f)
 	var compactions, calls, answers int
@@ -81,8 +81,9 @@ func TestReadRecorded(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range f.Entries {
-		calls += len(e.ToolCalls)
+	for k := 0; k < f.Len(); k++ {
+		e := f.At(k)
+		calls += int(e.Calls)
 	}
 	if compactions != 1 || answers < 40 || calls < 30 {
 		t.Fatalf("compactions %d, answers %d, tool calls %d", compactions, answers, calls)
@@ -110,12 +111,12 @@ func TestReadMigratesOlderVersions(t *testing.T) {
 			}
 			got = slices.Delete(got, i, i+1)
 			var hook *sessionfile.Entry
-			for k := range f.Entries {
-				if f.Entries[k].ID == "hook0001" {
-					hook = &f.Entries[k]
+			for k := 0; k < f.Len(); k++ {
+				if f.At(k).ID == "hook0001" {
+					hook = f.At(k)
 				}
 			}
-			if hook == nil || hook.Role != "custom" || hook.CustomType != "notes-hint" {
+			if hook == nil || hook.Role != "custom" || hook.CustomType() != "notes-hint" {
 				t.Fatalf("v2 hook message: %+v", hook)
 			}
 		}
@@ -148,8 +149,8 @@ func TestBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(old) != len(f.Entries)-3 {
-		t.Fatalf("the branch left has %d entries, want %d", len(old), len(f.Entries)-3)
+	if len(old) != f.Len()-3 {
+		t.Fatalf("the branch left has %d entries, want %d", len(old), f.Len()-3)
 	}
 	if _, err := f.Branch("nope"); err == nil {
 		t.Fatal("an unknown leaf is an error")
@@ -180,12 +181,12 @@ func TestReadMessy(t *testing.T) {
 		t.Errorf("the branch does not reach the root through the extra entry: starts at %s", path[0].Type)
 	}
 	last := path[len(path)-1]
-	if last.StopReason != "error" || !last.HasUsage || last.ContextTokens() != 0 || !strings.Contains(last.ErrorMessage, "too long") {
+	if last.StopReason() != "error" || !last.HasUsage() || last.ContextTokens() != 0 || !strings.Contains(last.Extra().ErrorMessage, "too long") {
 		t.Errorf("error turn: %+v", last)
 	}
 	// 19 recorded entries (one line joined), the extra one and the error turn.
-	if len(f.Entries) != 21 {
-		t.Errorf("%d entries, want 21", len(f.Entries))
+	if f.Len() != 21 {
+		t.Errorf("%d entries, want 21", f.Len())
 	}
 }
 
@@ -204,12 +205,12 @@ func TestReadBounds(t *testing.T) {
 			long++
 		}
 	}
-	if long == 0 || len(f.Entries)+long != f.Lines-1 {
-		t.Errorf("long lines %d, entries %d, lines %d", long, len(f.Entries), f.Lines)
+	if long == 0 || f.Len()+long != f.Lines-1 {
+		t.Errorf("long lines %d, entries %d, lines %d", long, f.Len(), f.Lines)
 	}
 	f, err = sessionfile.NewReader(sessionfile.Options{MaxEntries: 5}).Read(strings.NewReader(string(src)), "x")
-	if err != nil || len(f.Entries) != 5 || !f.Truncated {
-		t.Errorf("entry bound: %v %d %v", err, len(f.Entries), f.Truncated)
+	if err != nil || f.Len() != 5 || !f.Truncated {
+		t.Errorf("entry bound: %v %d %v", err, f.Len(), f.Truncated)
 	}
 	f, err = sessionfile.NewReader(sessionfile.Options{MaxFile: 5000}).Read(strings.NewReader(string(src)), "x")
 	if err != nil || !f.Truncated || f.Lines > 10 {
@@ -238,6 +239,79 @@ func TestWalk(t *testing.T) {
 	for _, n := range []string{"a.jsonl.reset.", "notes.txt", "a.json"} {
 		if sessionfile.IsSessionName(n) {
 			t.Errorf("%s taken for a session file", n)
+		}
+	}
+}
+
+// A writer that died mid-line leaves a cut object, and Pi's next entry
+// goes on the same line: the entries after the cut are read (a nested
+// content block of the cut object is not taken for one), the cut is a
+// problem of its line, and a line that never scans cleanly is one
+// "not JSON" problem.
+func TestReadCutObjectThenEntry(t *testing.T) {
+	src := `{"type":"session","version":3,"id":"s"}
+{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"one"}]}}
+{"type":"message","id":"cut","parentId":"a","message":{"role":"user","content":[{"type":"text","text":"hi"}],"tim{"type":"compaction","id":"c","parentId":"a","summary":"s","firstKeptEntryId":"a","tokensBefore":5}{"type":"message","id":"b","parentId":"c","message":{"role":"user","content":"two"}}
+{"type":"message","id":"x","parentId":"b","message":{"role":"user","content":[{"type":"text","text":"cut for good`
+	f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(src), "cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for k := 0; k < f.Len(); k++ {
+		ids = append(ids, f.At(k).ID)
+	}
+	if strings.Join(ids, ",") != "a,c,b" {
+		t.Errorf("entries %v, want a,c,b", ids)
+	}
+	if len(f.Problems) != 2 || f.Problems[0].Line != 3 || !strings.Contains(f.Problems[0].Msg, "cut JSON object") ||
+		f.Problems[1].Line != 4 || !strings.Contains(f.Problems[1].Msg, "not JSON") {
+		t.Errorf("problems %v", f.Problems)
+	}
+	path, _ := f.Branch("")
+	if len(path) != 3 || path[1].Type != session.TypeCompaction {
+		t.Errorf("branch %d entries", len(path))
+	}
+}
+
+// Problems are bounded per file: MaxProblems kept, the rest counted.
+func TestMaxProblems(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","id":"s"}` + "\n")
+	for i := 0; i < sessionfile.MaxProblems+5; i++ {
+		b.WriteString("not json\n")
+	}
+	f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(b.String()), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Problems) != sessionfile.MaxProblems || f.MoreProblems != 5 {
+		t.Fatalf("%d problems kept, %d more", len(f.Problems), f.MoreProblems)
+	}
+}
+
+// A token count is a whole number from 0 to MaxTokenCount; anything else
+// is a problem of its line and the usage is not taken.
+func TestTokenCounts(t *testing.T) {
+	for _, tc := range []struct {
+		input string
+		ok    bool
+	}{
+		{"0", true}, {"2147483647", true}, {"2147483648", false}, {"-1", false}, {"1.5", false},
+		{"1e308", false}, {"1e999", false}, {`"12"`, false}, {"1e3", true},
+	} {
+		src := `{"type":"session","id":"s"}` + "\n" +
+			`{"type":"message","id":"a","message":{"role":"assistant","content":[],"stopReason":"stop","usage":{"input":` + tc.input + `,"output":1}}}`
+		f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(src), "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := f.At(0)
+		if e.HasUsage() != tc.ok || (len(f.Problems) == 0) != tc.ok {
+			t.Errorf("input %s: usage taken %v, problems %v", tc.input, e.HasUsage(), f.Problems)
+		}
+		if !tc.ok && (f.Problems[0].Line != 2 || !strings.Contains(f.Problems[0].Msg, "usage.input")) {
+			t.Errorf("input %s: problem %v", tc.input, f.Problems[0])
 		}
 	}
 }

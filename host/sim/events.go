@@ -1,6 +1,8 @@
 package sim
 
 import (
+	piestimate "github.com/resetpolicy/resetpolicy/host/estimate"
+	"github.com/valyala/fastjson"
 	"math"
 	"strconv"
 
@@ -117,7 +119,8 @@ func (h *host) tokens() int64 { return h.tokensOf(h.sess.Path()) }
 // for the latest answer after the latest compaction (not an error or an
 // aborted one), plus an estimate of the messages after it; without such
 // an answer, an estimate of the whole projected context. The estimate is
-// Pi's: about four characters a token.
+// Pi's (host/estimate): a token per four characters of what the model
+// reads, by role.
 func (h *host) tokensOf(path []*session.Entry) int64 {
 	p := session.Project(path)
 	msgs := p.Context
@@ -150,10 +153,13 @@ func (h *host) tokensOf(path []*session.Entry) int64 {
 	return estimate(msgs)
 }
 
+// estimate is Pi's estimateTokens summed over the messages
+// (host/estimate, the estimator the replay shares).
 func estimate(msgs session.Context) int64 {
+	var p fastjson.Parser
 	var n int64
 	for _, m := range msgs {
-		n += int64(len(m.Message)+3) / 4
+		n += piestimate.Raw(&p, m.Message)
 	}
 	return n
 }

@@ -228,7 +228,7 @@
     ], [false].concat(C.map(() => true))));
     C.forEach((c) => {
       if (!(c.runway_bins || []).length) return;
-      body.append(el("h3", { text: "Least runway at a warning, per warned session (" + c.setting + ")" + (c.runway_projected ? " — " + c.runway_projected + " projected" : "") }));
+      body.append(el("h3", { text: "Least runway at a warning, per warned session (" + c.setting + ")" + " — " + Object.entries(c.runway_kinds || {}).map(([k, n]) => n + " " + k).join(", ") }));
       const bars = el("div", { class: "bars" });
       const top = Math.max(...c.runway_bins.map((b) => b.count));
       for (const b of c.runway_bins) {
@@ -272,7 +272,7 @@
         const rep = reps[Number(c.dataset.s)] || {};
         const d = (rep.decisions || [])[Number(c.dataset.d)];
         if (!d) return;
-        tip.textContent = (rep.setting || rep.policy) + "\nturn " + d.turn + " · " + d.event + " · " + num(d.tokens) + " tokens (" + (d.projected ? "projected" : d.kind || "measured") + ")\nrules: " + d.rules.join(", ") + "\neffects: " + (d.effects || []).map((e) => e.effect).join(", ");
+        tip.textContent = (rep.setting || rep.policy) + "\nturn " + d.turn + " · " + d.event + " · " + num(d.tokens) + " tokens (" + (d.kind || (d.projected ? "projected" : "measured")) + ")\nrules: " + d.rules.join(", ") + "\neffects: " + (d.effects || []).map((e) => e.effect).join(", ");
         tip.style.display = "block";
         tip.style.left = ev.clientX + 12 + "px";
         tip.style.top = ev.clientY + 12 + "px";

@@ -1,0 +1,64 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+)
+
+// Long file names are cut in the middle and display names wrapped, so
+// neighbouring panel titles do not overlap or run off.
+func TestTitle(t *testing.T) {
+	r := &Report{File: "/sessions/--home-user-projects-a-very-long-project-name--/2026-11-30T21-00-00-000Z_0198c3a2-aaaa-bbbb-cccc-ddddeeeeffff.jsonl",
+		Name: "Refactor the session loader so that it validates every field of the configuration before it starts the workers"}
+	got := title(r)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 3 {
+		t.Fatalf("title %q: want the name and two lines of display name", got)
+	}
+	for _, l := range lines {
+		if n := len([]rune(l)); n > maxTitle {
+			t.Errorf("title line %q is %d characters, over %d", l, n, maxTitle)
+		}
+	}
+	if !strings.HasPrefix(lines[0], "2026-11-30T21") || !strings.HasSuffix(lines[0], "ffff.jsonl") || !strings.Contains(lines[0], "…") {
+		t.Errorf("the file name keeps its start and end: %q", lines[0])
+	}
+}
+
+// A compare of four settings has one legend entry per setting (a
+// colour), one per kind of figure (a line style), one per kind of mark
+// and the window; thresholds are labelled on the plot, not in the legend
+// (a four-policy compare had 17 entries).
+func TestPlotLegend(t *testing.T) {
+	var reps []*Report
+	var ths [][]Threshold
+	for i, label := range []string{"a", "b", "c", "d"} {
+		r := &Report{File: "s.jsonl", Label: label, ContextWindow: 100000,
+			Points: []Point{{Turn: 1, Tokens: 1000, Kind: Measured}, {Turn: 2, Tokens: 2000, Kind: Estimated}, {Turn: 3, Tokens: 500, Kind: Projected}},
+			Decisions: []Decision{{Turn: 2, Tokens: 2000, Effects: []map[string]any{{"effect": "inject", "message": "checkpoint_warning"}}},
+				{Turn: 3, Tokens: 500, Effects: []map[string]any{{"effect": "commit_reset"}}}}}
+		reps = append(reps, r)
+		ths = append(ths, []Threshold{{"warning", float64(70000 + 1000*i)}, {"hard reserve", 83616}, {"Pi compaction", 83616}})
+	}
+	pp, err := panel(PlotSession{Reports: reps, Thresholds: ths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a", "b", "c", "d", "measured", "estimated", "projected", "warning", "reset", "window 100000"}
+	if strings.Join(pp.entries, "|") != strings.Join(want, "|") {
+		t.Errorf("legend %q, want %q", pp.entries, want)
+	}
+	// The four warnings sit within 4% of each other: one label. The hard
+	// reserve and Pi's compaction share a level: one label.
+	if len(pp.labels) != 2 || !strings.Contains(pp.labels[1], "hard reserve, Pi compaction 83616") {
+		t.Errorf("threshold labels %q", pp.labels)
+	}
+}
+
+// A series is drawn in runs of one kind, each joined to the point before.
+func TestSegments(t *testing.T) {
+	segs := segments([]Point{{Turn: 1, Kind: Measured}, {Turn: 2, Kind: Estimated}, {Turn: 3, Kind: Estimated}, {Turn: 4, Kind: Projected}})
+	if len(segs) != 3 || segs[0].kind != Measured || segs[1].kind != Estimated || len(segs[1].xys) != 3 || segs[2].xys[0].X != 3 {
+		t.Fatalf("segments %+v", segs)
+	}
+}
