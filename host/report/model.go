@@ -151,8 +151,8 @@ type Corpus struct {
 	// RunwayKinds counts those runways by kind of figure: measured,
 	// estimated or projected.
 	RunwayKinds map[string]int `json:"runway_kinds,omitempty"`
-	PeakTokens      int64  `json:"peak_tokens"`
-	PeakKind        string `json:"peak_kind"`
+	PeakTokens  int64          `json:"peak_tokens"`
+	PeakKind    string         `json:"peak_kind"`
 }
 
 // Quantiles summarise a distribution of N values.
