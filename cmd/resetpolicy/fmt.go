@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
 )
@@ -51,7 +52,7 @@ exits 1 if there are any.`,
 					continue
 				}
 				info, _ := os.Stat(f)
-				if err := os.WriteFile(f, out, info.Mode().Perm()); err != nil {
+				if err := fileio.WriteOutput(f, out, info.Mode().Perm()); err != nil {
 					return failure("%v", err)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), f)

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/render"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -72,7 +72,7 @@ compiled to WebAssembly); mermaid pastes into a README or an issue.`,
 				}
 			}
 			if outFile != "" {
-				if err := os.WriteFile(outFile, out, 0o644); err != nil {
+				if err := fileio.WriteOutput(outFile, out, 0o644); err != nil {
 					return failure("%v", err)
 				}
 				return nil

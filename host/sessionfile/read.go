@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/valyala/fastjson"
 )
@@ -112,7 +112,9 @@ func NewReader(opts Options) *Reader {
 
 // ReadFile reads one session file.
 func (rd *Reader) ReadFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	// A regular file or standard input, within the file bound: a FIFO
+	// or a device is refused, and an endless pipe ends at the bound.
+	f, err := fileio.OpenInput(path, rd.opts.MaxFile)
 	if err != nil {
 		return nil, err
 	}
