@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/resetpolicy/resetpolicy/host/fileio"
@@ -112,9 +113,10 @@ func NewReader(opts Options) *Reader {
 
 // ReadFile reads one session file.
 func (rd *Reader) ReadFile(path string) (*File, error) {
-	// A regular file or standard input, within the file bound: a FIFO
-	// or a device is refused, and an endless pipe ends at the bound.
-	f, err := fileio.OpenInput(path, rd.opts.MaxFile)
+	// A regular file or standard input: a FIFO or a device is refused.
+	// Read cuts the file at MaxFile itself and reports the rest as not
+	// read, so the open passes one byte more; an endless pipe ends there.
+	f, err := fileio.OpenInput(path, math.MaxInt64-1)
 	if err != nil {
 		return nil, err
 	}
