@@ -46,11 +46,36 @@ func decodeYAML(b []byte) (map[string]any, error) {
 	return nil, errors.New("a config file is a mapping of settings")
 }
 
-type yamlConv struct{ nodes int }
+type yamlConv struct {
+	nodes int
+	depth int // mappings open; 1 in the document's own
+	// open are the anchored nodes being converted: an alias to one of
+	// them would make the value contain itself.
+	open map[*yaml.Node]bool
+}
+
+// enter marks an aliased node as being converted, refusing one that
+// already is.
+func (c *yamlConv) enter(n *yaml.Node) error {
+	if c.open == nil {
+		c.open = map[*yaml.Node]bool{}
+	}
+	if c.open[n] {
+		return fmt.Errorf("yaml: anchor %q value contains itself", n.Anchor)
+	}
+	c.open[n] = true
+	return nil
+}
 
 func (c *yamlConv) value(n *yaml.Node) (any, error) {
 	if c.nodes++; c.nodes > maxYAMLNodes {
 		return nil, fmt.Errorf("more than %d values, aliases expanded", maxYAMLNodes)
+	}
+	if n.Anchor != "" {
+		if err := c.enter(n); err != nil {
+			return nil, err
+		}
+		defer delete(c.open, n)
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -59,6 +84,9 @@ func (c *yamlConv) value(n *yaml.Node) (any, error) {
 		}
 		return c.value(n.Content[0])
 	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, errors.New("yaml: an alias without its anchor")
+		}
 		return c.value(n.Alias)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
@@ -73,7 +101,10 @@ func (c *yamlConv) value(n *yaml.Node) (any, error) {
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		line := make(map[string]int, len(n.Content)/2)
-		if err := c.mapping(n, out, line, false); err != nil {
+		c.depth++
+		err := c.mapping(n, out, line, false)
+		c.depth--
+		if err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -88,6 +119,9 @@ func (c *yamlConv) value(n *yaml.Node) (any, error) {
 // mapping adds n's pairs to out. A merge key (<<) adds the pairs of the
 // mappings it names where out has none of its own, as YAML merges them.
 func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, line map[string]int, merged bool) error {
+	if c.nodes++; c.nodes > maxYAMLNodes {
+		return fmt.Errorf("more than %d values, aliases expanded", maxYAMLNodes)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
@@ -96,11 +130,13 @@ func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, line map[string]int
 			}
 			continue
 		}
-		kv, err := c.value(k)
+		key, ok, err := c.mapKey(k)
 		if err != nil {
 			return err
 		}
-		key := fmt.Sprint(kv)
+		if !ok {
+			continue // a null key: yaml leaves its entry out of a map of strings
+		}
 		if at, dup := line[key]; dup {
 			if merged {
 				continue // a key of the mapping itself wins over a merged one
@@ -127,6 +163,16 @@ func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int) 
 	if v.Kind == yaml.AliasNode {
 		v = v.Alias
 	}
+	if v == nil {
+		return errors.New("yaml: an alias without its anchor")
+	}
+	if v.Anchor != "" {
+		// A mapping merged into itself, directly or not.
+		if err := c.enter(v); err != nil {
+			return err
+		}
+		defer delete(c.open, v)
+	}
 	switch v.Kind {
 	case yaml.MappingNode:
 		return c.mapping(v, out, line, true)
@@ -139,4 +185,28 @@ func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int) 
 		return nil
 	}
 	return errors.New("yaml: map merge requires map or sequence of maps as the value")
+}
+
+// mapKey is a key as yaml and viper give it: in the document's own
+// mapping, decoded into a map of strings, its text (a null key's entry is
+// left out); in a nested one, decoded as any value, then made a string by
+// viper as fmt does.
+func (c *yamlConv) mapKey(k *yaml.Node) (string, bool, error) {
+	if c.depth > 1 {
+		var v any
+		if err := k.Decode(&v); err != nil {
+			return "", false, err
+		}
+		return fmt.Sprint(v), true, nil
+	}
+	if k.Kind == yaml.AliasNode && k.Alias != nil {
+		k = k.Alias
+	}
+	if k.Kind != yaml.ScalarNode {
+		return "", false, fmt.Errorf("yaml: line %d: a mapping key must be a scalar", k.Line)
+	}
+	if k.ShortTag() == "!!null" {
+		return "", false, nil
+	}
+	return k.Value, true, nil
 }

@@ -61,6 +61,8 @@ func TestYAMLDecodesAsYAMLDoes(t *testing.T) {
 		{"not a mapping", "- 1\n", "a config file is a mapping", true},
 		{"two documents", "a: 1\n---\nb: 2\n", "a config file holds one YAML document", true},
 		{"syntax", "a: [1\n", "yaml:", true},
+		{"merged into itself", "e: &b\n  <<: *b\n  y: 1\n", `yaml: anchor "b" value contains itself`, true},
+		{"contains itself", "a: &a [*a]\n", `yaml: anchor "a" value contains itself`, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
