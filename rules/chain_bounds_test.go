@@ -152,3 +152,19 @@ func TestGuardChainsAreBoundedByNodes(t *testing.T) {
 		t.Fatalf("a long guard: %v after %v", diags.Error(), time.Since(start))
 	}
 }
+
+// A guard is at most lang.DefaultMaxBytes long.
+func TestGuardLengthIsBounded(t *testing.T) {
+	guard := func(n int) string {
+		// 'aaa…' == 'b': three nodes, n bytes in all.
+		expr := "'" + strings.Repeat("a", n-len("'' == 'b'")) + "' == 'b'"
+		return strings.Replace(small, `"event.tokens > param.runway && param.on"`, `"`+expr+`"`, 1)
+	}
+	if _, diags := loadText("at.hcl", guard(lang.DefaultMaxBytes)); diags.HasErrors() {
+		t.Fatalf("%d bytes refused: %s", lang.DefaultMaxBytes, diags.Error())
+	}
+	_, diags := loadText("over.hcl", guard(lang.DefaultMaxBytes+1))
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "the limit is 2048") {
+		t.Fatalf("%d bytes: %v", lang.DefaultMaxBytes+1, diags.Error())
+	}
+}

@@ -11,9 +11,13 @@ import (
 // makes HCL's recursive-descent parsers recurse: open brackets, braces and
 // parentheses, string templates and their ${…} and %{…} sequences, if/for
 // template directives, runs of unary ! and -, and chains of conditionals
-// (?) and splats ([*], .*), which nest to the right until their expression
-// ends. Text inside strings and comments does not count, so a stray
-// bracket in a message neither trips the bound nor hides real nesting.
+// (?), splats ([*], .*) and binary operators (+ - * / % == != < > <= >= &&
+// ||), which nest until their expression ends: HCL's parser reads a chain
+// of operators in a loop, but the tree it builds leans left, and every walk
+// of it (evaluation, variables, formatting) recurses once per operator.
+// Text inside strings and comments does not count, so a stray bracket in a
+// message neither trips the bound nor hides real nesting; nor do the dashes
+// of identifiers (a-b is one name in HCL) and the signs of exponents.
 
 type nestFrame struct {
 	kind  byte   // '(' '[' '{' bracket; '$' interpolation or directive; '"' quoted; 'h' heredoc; 't' bare template

@@ -23,7 +23,8 @@ const (
 	MaxFileBytes = 4 << 20
 	// MaxNesting is how deeply brackets, braces, parentheses, string
 	// templates, template directives and chains of unary operators,
-	// conditionals or splats may nest. Real files stay below 20.
+	// conditionals, splats or binary operators may nest. Real files stay
+	// below 20.
 	MaxNesting = 256
 )
 

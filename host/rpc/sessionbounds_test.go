@@ -146,7 +146,7 @@ func TestLogIsBoundedByKind(t *testing.T) {
 	if b := lines[len(lines)-1]; len(b) > maxLogLine+len("resetpolicy serve: …") || !strings.HasSuffix(b, "…") {
 		t.Fatalf("long line not cut: %d bytes", len(b))
 	}
-	if logBurst != 10 {
-		t.Fatalf("logBurst is %d; the README says 10", logBurst)
+	if logBurst != 10 || maxLogLine != 1024 || noticeDiagnostics != 3 {
+		t.Fatalf("logBurst %d, maxLogLine %d, noticeDiagnostics %d; the README says 10, 1,024 and 3", logBurst, maxLogLine, noticeDiagnostics)
 	}
 }

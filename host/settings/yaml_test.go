@@ -94,4 +94,7 @@ func TestYAMLAliasesAreBounded(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Fatalf("took %v", time.Since(start))
 	}
+	if maxYAMLNodes != 1<<20 {
+		t.Fatalf("maxYAMLNodes is %d; the README says 1,048,576", maxYAMLNodes)
+	}
 }

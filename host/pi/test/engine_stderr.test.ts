@@ -24,6 +24,8 @@ process.stdin.once("data", (d) => {
 });
 `;
 
+test("MAX_LOG_LINE is what the README says", () => assert.equal(MAX_LOG_LINE, 4096));
+
 for (const listening of [false, true]) {
 	test(`an engine logging megabytes before it answers is answered${listening ? ", its lines cut" : " with no log listener"}`, async () => {
 		const dir = mkdtempSync(join(tmpdir(), "resetpolicy-stderr-"));
