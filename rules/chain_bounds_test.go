@@ -49,6 +49,9 @@ func TestOperatorChainsAreBoundedBeforeEvaluation(t *testing.T) {
 		{"native across lines in parentheses", "p.hcl", param("(" + long("1", "+\n") + ")")},
 		{"native in a list", "p.hcl", param("[" + long("1", "+") + "]")},
 		{"native in an interpolation", "p.hcl", param(`"${` + long("1", "+") + `}"`)},
+		{"native template interpolations", "p.hcl", param(`"` + long("${1}", "") + `"`)},
+		{"native heredoc directives", "p.hcl", param("<<EOT\n" + long("%{if true}a%{endif}", "") + "\nEOT")},
+		{"JSON template interpolations", "p.hcl.json", strings.Replace(jsonParam("1"), `"${1}"`, `"`+long("${1}", "")+`"`, 1)},
 		{"JSON sum", "p.hcl.json", jsonParam(long("1", "+"))},
 		{"JSON product", "p.hcl.json", jsonParam(long("1", "*"))},
 		{"JSON and", "p.hcl.json", jsonParam(long("true", "&&"))},
@@ -166,5 +169,21 @@ func TestGuardLengthIsBounded(t *testing.T) {
 	_, diags := loadText("over.hcl", guard(lang.DefaultMaxBytes+1))
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), "the limit is 2048") {
 		t.Fatalf("%d bytes: %v", lang.DefaultMaxBytes+1, diags.Error())
+	}
+}
+
+// Each interpolation or directive of a template is a part counted until
+// the template ends: a message of a couple of hundred parts loads, 300,000
+// (seconds and hundreds of MB to evaluate) are refused; many templates of
+// a few parts each are not one long one.
+func TestTemplatePartsAreBounded(t *testing.T) {
+	ok := "a = \"" + strings.Repeat("${x}", rules.MaxNesting-10) + "\"\nb = <<EOT\n" + strings.Repeat("%{if x}y%{endif}", (rules.MaxNesting-10)/2) + "\nEOT\n"
+	ok += strings.Repeat("c = \"${x} and ${y}\"\n", 10*rules.MaxNesting)
+	if d := rules.CheckHCL([]byte(ok), "p.hcl"); d.HasErrors() {
+		t.Fatalf("refused: %v", d)
+	}
+	over := "a = \"" + strings.Repeat("${x}", rules.MaxNesting) + "\"\n"
+	if d := rules.CheckHCL([]byte(over), "p.hcl"); !d.HasErrors() {
+		t.Fatal("a template of MaxNesting interpolations accepted")
 	}
 }

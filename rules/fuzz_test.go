@@ -3,6 +3,7 @@ package rules_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,7 @@ func FuzzLoad(f *testing.F) {
 	for _, n := range []int{rules.MaxNesting + 1, rules.MaxNesting + 2} {
 		f.Add("policy \"x\" {\n}\nparam \"p\" {\n  type = number\n  default = " + chain("1", "+", n) + "\n}\n")
 		f.Add("a = \"${" + chain("x", " && ", n) + "}\"\nb = " + chain("1", "*", n) + "\n")
+		f.Add("m = \"" + strings.Repeat("${x}", n-2) + "\"\nh = <<EOT\n" + strings.Repeat("%{if x}y%{endif}", n/2-1) + "\nEOT\n")
 	}
 	seedFiles(f, "../policies/*.hcl", "../testdata/*/*.hcl", "../testdata/*/*/*.hcl")
 	f.Fuzz(func(t *testing.T, text string) { fuzzLoad(t, "fuzz.hcl", text) })
