@@ -59,9 +59,12 @@ type Input struct {
 	stdin bool
 }
 
-// OpenInput opens path for reading at most limit bytes. Standard input
-// ("-", or a path naming it, such as /dev/stdin or /dev/fd/0) is used as
-// it is, whatever it is; anything else must be a regular file.
+// OpenInput opens path for reading at most limit bytes: a regular file
+// larger than limit is refused at once, and reading past limit bytes is a
+// *TooLargeError. Standard input ("-", or a path naming it, such as
+// /dev/stdin or /dev/fd/0) is used as it is, whatever it is; anything else
+// must be a regular file (*NotRegularError). A caller whose reader cuts
+// the input itself passes math.MaxInt64-1.
 func OpenInput(path string, limit int64) (*Input, error) {
 	if isStdin(path) {
 		return &Input{f: os.Stdin, path: path, limit: limit, left: limit + 1, stdin: true}, nil
