@@ -57,6 +57,7 @@ func TestReadmeLimitsAreTheConstants(t *testing.T) {
 		{"`rpc.DefaultMaxSessions`", rpc.DefaultMaxSessions, 1024, "1,024"},
 		{"`rpc.DefaultMaxSessionBytes`", rpc.DefaultMaxSessionBytes, 64 << 20, "64 MiB"},
 		{"`rpc.MaxSessionName`", rpc.MaxSessionName, 256, "256 bytes"},
+		{"derived values", lang.InlineWeight, 32, "memoised above 32 syntax nodes"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
@@ -73,6 +74,26 @@ func TestReadmeLimitsAreTheConstants(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no row names %s", c.ident)
+		}
+	}
+}
+
+// The bounds the Pi extension keeps are read from its source.
+func TestReadmeLimitsOfTheExtension(t *testing.T) {
+	rows := strings.Join(limitsTable(t), "\n")
+	for _, c := range []struct{ file, code, row string }{
+		{"host/pi/src/host.ts", "Number(process.env.RESETPOLICY_TIMEOUT_MS) || 10000", "decision timeout in Pi (`RESETPOLICY_TIMEOUT_MS`) | 10 s"},
+		{"host/pi/src/engine.ts", "export const MAX_LOG_LINE = 4096;", "(`MAX_LOG_LINE`) | 4,096 characters"},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.code) {
+			t.Errorf("%s no longer holds %q", c.file, c.code)
+		}
+		if !strings.Contains(rows, c.row) {
+			t.Errorf("no row says %q", c.row)
 		}
 	}
 }
