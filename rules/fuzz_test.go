@@ -3,6 +3,7 @@ package rules_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,13 @@ func fuzzLoad(t *testing.T, name, text string) {
 // policy under policies/ and testdata/, valid and not.
 func FuzzLoad(f *testing.F) {
 	f.Add(small)
+	// Operator chains at the nesting bound and one past it, in a param
+	// default and in an interpolation, for the fuzzer to vary.
+	for _, n := range []int{rules.MaxNesting + 1, rules.MaxNesting + 2} {
+		f.Add("policy \"x\" {\n}\nparam \"p\" {\n  type = number\n  default = " + chain("1", "+", n) + "\n}\n")
+		f.Add("a = \"${" + chain("x", " && ", n) + "}\"\nb = " + chain("1", "*", n) + "\n")
+		f.Add("m = \"" + strings.Repeat("${x}", n-2) + "\"\nh = <<EOT\n" + strings.Repeat("%{if x}y%{endif}", n/2-1) + "\nEOT\n")
+	}
 	seedFiles(f, "../policies/*.hcl", "../testdata/*/*.hcl", "../testdata/*/*/*.hcl")
 	f.Fuzz(func(t *testing.T, text string) { fuzzLoad(t, "fuzz.hcl", text) })
 }
@@ -77,6 +85,9 @@ func FuzzLoadJSON(f *testing.F) {
 	f.Add(smallJSON)
 	f.Add(`{"use": {"wipe_memory": {"warning_runway": 8192}}}`)
 	f.Add(`{"message": {"m": {"text": "a ${\"b\"} %{ if true }c%{ endif }"}}}`)
+	for _, n := range []int{rules.MaxNesting + 1, rules.MaxNesting + 2} {
+		f.Add(`{"policy":{"x":{}},"param":{"p":{"type":"number","default":"${` + chain("1", "+", n) + `}"}}}`)
+	}
 	seedFiles(f, "../testdata/*/*.hcl.json")
 	f.Fuzz(func(t *testing.T, text string) { fuzzLoad(t, "fuzz.hcl.json", text) })
 }

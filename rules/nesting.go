@@ -11,9 +11,13 @@ import (
 // makes HCL's recursive-descent parsers recurse: open brackets, braces and
 // parentheses, string templates and their ${…} and %{…} sequences, if/for
 // template directives, runs of unary ! and -, and chains of conditionals
-// (?) and splats ([*], .*), which nest to the right until their expression
-// ends. Text inside strings and comments does not count, so a stray
-// bracket in a message neither trips the bound nor hides real nesting.
+// (?), splats ([*], .*) and binary operators (+ - * / % == != < > <= >= &&
+// ||), which nest until their expression ends: HCL's parser reads a chain
+// of operators in a loop, but the tree it builds leans left, and every walk
+// of it (evaluation, variables, formatting) recurses once per operator.
+// Text inside strings and comments does not count, so a stray bracket in a
+// message neither trips the bound nor hides real nesting; nor do the dashes
+// of identifiers (a-b is one name in HCL) and the signs of exponents.
 
 type nestFrame struct {
 	kind  byte   // '(' '[' '{' bracket; '$' interpolation or directive; '"' quoted; 'h' heredoc; 't' bare template
@@ -153,7 +157,11 @@ func (s *nestScanner) scan() bool {
 					s.skipBlockComment()
 					continue
 				}
-				s.run = 0
+				if !s.binary(c) {
+					return false
+				}
+				prev = '+'
+				continue
 			case '"':
 				s.run = 0
 				if !s.push(nestFrame{kind: '"'}) {
@@ -168,7 +176,11 @@ func (s *nestScanner) scan() bool {
 					prev = c
 					continue
 				}
-				s.run = 0
+				if !s.binary(c) {
+					return false
+				}
+				prev = '+'
+				continue
 			case '(', '[', '{':
 				s.run = 0
 				if !s.push(nestFrame{kind: c}) {
@@ -182,10 +194,30 @@ func (s *nestScanner) scan() bool {
 					s.pop()
 				}
 			case '!', '-':
+				if c == '!' && s.peek(1) == '=' || c == '-' && operand(prev) {
+					// != and a binary minus: one more operator in the chain.
+					if !s.binary(c) {
+						return false
+					}
+					prev = '+'
+					continue
+				}
 				s.run++
 				if s.over() {
 					return false
 				}
+			case '+', '%', '&', '|', '=', '>':
+				if c == '=' && s.peek(1) != '=' || c == '>' && prev == '=' || (c == '&' || c == '|') && s.peek(1) != c {
+					// An assignment, a for expression's =>, a stray & or
+					// |: no operator.
+					s.run = 0
+					break
+				}
+				if !s.binary(c) {
+					return false
+				}
+				prev = '+'
+				continue
 			case '?':
 				s.run = 0
 				if !s.chain(len(s.stack) - 1) {
@@ -197,22 +229,96 @@ func (s *nestScanner) scan() bool {
 				if prev == '[' {
 					d--
 				}
-				if (prev == '[' || prev == '.') && !s.chain(d) {
+				if prev == '[' || prev == '.' {
+					if !s.chain(d) {
+						return false
+					}
+				} else if !s.binary(c) {
 					return false
+				} else {
+					prev = '+'
+					continue
 				}
 			default:
 				s.run = 0
+				if n := s.word(); n > 0 {
+					// An identifier or a number is one token: the dash
+					// in "a-b" or the sign in "1e-5" is no operator.
+					s.advance(n)
+					prev = 'a'
+					continue
+				}
 			}
 			prev = c
 			s.advance(1)
 		default:
+			n := len(s.stack)
 			if !s.template() {
 				return false
 			}
 			prev = 0
+			if len(s.stack) < n {
+				prev = '"' // a string or heredoc ended: an operand
+			}
 		}
 	}
 	return true
+}
+
+// binary counts a binary operator at the current byte (two bytes for &&,
+// ||, ==, !=, <=, >=) and steps over it. HCL parses a chain of operators
+// of one precedence into a left-leaning tree, and evaluating, walking or
+// formatting that tree recurses once per operator: 1+1+…+1 with 600,000
+// terms overflows the goroutine stack. So every binary operator counts as
+// a level of the expression it is in, like a conditional, until the
+// expression ends.
+func (s *nestScanner) binary(c byte) bool {
+	s.run = 0
+	n := 1
+	if next := s.peek(1); (c == '&' || c == '|') && next == c || (c == '!' || c == '=' || c == '<' || c == '>') && next == '=' {
+		n = 2
+	}
+	s.advance(n)
+	return s.chain(len(s.stack) - 1)
+}
+
+// operand says whether a byte ends an operand, so that a following '-' is
+// binary.
+func operand(prev byte) bool {
+	switch prev {
+	case 'a', '"', ')', ']', '}':
+		return true
+	}
+	return false
+}
+
+// word measures the identifier or number at the current byte: HCL's
+// identifiers hold dashes and its numbers exponents with signs.
+func (s *nestScanner) word() int {
+	c := s.src[s.i]
+	j := s.i
+	switch {
+	case c >= '0' && c <= '9':
+		for j < len(s.src) {
+			d := s.src[j]
+			switch {
+			case d >= '0' && d <= '9', d == '.' && j+1 < len(s.src) && s.src[j+1] >= '0' && s.src[j+1] <= '9':
+				j++
+			case (d == 'e' || d == 'E') && j+1 < len(s.src):
+				j++
+				if s.src[j] == '+' || s.src[j] == '-' {
+					j++
+				}
+			default:
+				return j - s.i
+			}
+		}
+	case isHCLIdentByte(c, true):
+		for j < len(s.src) && isHCLIdentByte(s.src[j], false) {
+			j++
+		}
+	}
+	return j - s.i
 }
 
 // template walks template text up to its end or the next ${ or %{.
@@ -244,6 +350,13 @@ func (s *nestScanner) template() bool {
 			if c == '%' {
 				s.directive()
 			}
+			// Each interpolation or directive is one more part of the
+			// template, counted until the template ends: evaluating a part
+			// costs little but not nothing (a number made text through
+			// big.Float, some 20 µs), and 300,000 of them took seconds and
+			// hundreds of MB.
+			f.chain++
+			s.chains++
 			return s.push(nestFrame{kind: '$'})
 		}
 		s.advance(1)

@@ -116,6 +116,11 @@ func parseRaw(raw string, t cty.Type) (cty.Value, error) {
 		}
 		return cty.NilVal, fmt.Errorf("%q is not true or false", raw)
 	}
+	// The same bounds as a file's, before HCL parses and evaluates it: a
+	// long operator chain would overflow the stack.
+	if d := CheckHCL([]byte(raw), "override"); d.HasErrors() {
+		return cty.NilVal, fmt.Errorf("%q: %s", truncate(raw, 40), d[0].Detail)
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), "override", hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, fmt.Errorf("%q is not a list such as [5000, 10000]", raw)
@@ -157,4 +162,13 @@ func nonFinite(v cty.Value) (string, bool) {
 func isNaNText(s string) bool {
 	s = strings.ToLower(strings.TrimLeft(strings.TrimSpace(s), "+-"))
 	return s == "nan" || s == "inf" || s == "infinity"
+}
+
+// truncate shortens s to at most n runes for a message, marking the cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

@@ -23,7 +23,8 @@ const (
 	MaxFileBytes = 4 << 20
 	// MaxNesting is how deeply brackets, braces, parentheses, string
 	// templates, template directives and chains of unary operators,
-	// conditionals or splats may nest. Real files stay below 20.
+	// conditionals, splats or binary operators may nest. Real files stay
+	// below 20.
 	MaxNesting = 256
 )
 
@@ -112,7 +113,7 @@ func CheckHCL(src []byte, filename string) hcl.Diagnostics {
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagError,
 		Summary:  "Nesting too deep",
-		Detail:   fmt.Sprintf("brackets, templates or operator chains nest more than %d levels deep here", MaxNesting),
+		Detail:   fmt.Sprintf("brackets, templates or operator chains nest more than %d levels deep here (each operator of an expression and each interpolation of a template counts as a level)", MaxNesting),
 		Subject:  &hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: pos.Byte + 1}},
 	}}
 }

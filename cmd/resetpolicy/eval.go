@@ -7,15 +7,20 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
 
 // maxLine bounds one input line (1 MiB), as the stdio server does.
 const maxLine = 1 << 20
+
+// MaxStateFile bounds the file --state reads (16 MiB): a snapshot is a few
+// hundred bytes, and a decision log of thousands of decisions fits; a
+// larger log is given as its last line.
+const MaxStateFile = 16 << 20
 
 func newEvalCmd(v *viper.Viper) *cobra.Command {
 	var (
@@ -62,7 +67,7 @@ is decided and the exit status is 1. Blank lines are skipped.`,
 			}
 			s := engine.New(r.Policy).NewSession()
 			if stateFile != "" {
-				b, err := os.ReadFile(stateFile)
+				b, err := fileio.ReadInput(stateFile, MaxStateFile)
 				if errors.Is(err, fs.ErrNotExist) {
 					return usage("--state %s: no such file or directory", stateFile)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +68,7 @@ A path that does not exist is a usage error (exit 2).`,
 					continue
 				}
 				info, _ := os.Stat(f)
-				if err := os.WriteFile(f, out, info.Mode().Perm()); err != nil {
+				if err := fileio.WriteOutput(f, out, info.Mode().Perm()); err != nil {
 					return failure("%v", err)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), f)

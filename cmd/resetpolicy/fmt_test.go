@@ -44,3 +44,14 @@ func TestFmtCheckAndRewrite(t *testing.T) {
 		t.Error("a file that does not parse must be left unchanged")
 	}
 }
+
+// hclwrite walks an operator chain recursively too: fmt gets the loader's
+// bound before formatting.
+func TestFmtRefusesOperatorChains(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "chain.hcl")
+	os.WriteFile(f, []byte("a = "+strings.Repeat("1+", 500_000)+"1\n"), 0o644)
+	_, stderr, code := runCLI(t, "", "fmt", "-check", f)
+	if code != 1 || !strings.Contains(stderr, "chain.hcl:1:") || !strings.Contains(stderr, "Nesting too deep") {
+		t.Fatalf("exit %d, stderr %.300s", code, stderr)
+	}
+}

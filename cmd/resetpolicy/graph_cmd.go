@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/render"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/spf13/cobra"
@@ -100,7 +100,7 @@ Without POLICY it draws the policy in force in this directory, as Pi runs it
 				}
 			}
 			if outFile != "" {
-				if err := os.WriteFile(outFile, out, 0o644); err != nil {
+				if err := fileio.WriteOutput(outFile, out, 0o644); err != nil {
 					return failure("%v", err)
 				}
 				return nil

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/sessionfile"
 	"github.com/resetpolicy/resetpolicy/host/settings"
@@ -307,21 +307,10 @@ func replayConfigs(cmd *cobra.Command, f replayFlags, policy string, header bool
 	return configs, labels, resolved, nil
 }
 
-// readBounded reads a file of at most max bytes.
+// readBounded reads a regular file (or standard input) of at most max
+// bytes.
 func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("over %d bytes", max)
-	}
-	return data, nil
+	return fileio.ReadInput(path, max)
 }
 
 // progress returns a progress bar on a terminal (or always/never as

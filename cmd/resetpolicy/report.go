@@ -17,6 +17,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/render"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/report"
@@ -165,10 +166,18 @@ func runReport(cmd *cobra.Command, policy string, sessions []string, outFile str
 	if err := report.Write(&page, doc); err != nil {
 		return failure("%v", err)
 	}
-	if err := os.WriteFile(outFile, page.Bytes(), 0o644); err != nil {
+	if err := fileio.WriteOutput(outFile, page.Bytes(), 0o644); err != nil {
 		return failure("%v", err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "report written to %s (%d KB)\n", outFile, (page.Len()+1023)/1024)
+	// As replay does: a session file that could not be read is an error
+	// of the run, though the page, which lists it, is written.
+	if doc.Replay != nil && len(doc.Replay.Failed) > 0 {
+		for _, f := range doc.Replay.Failed {
+			fmt.Fprintln(cmd.ErrOrStderr(), f)
+		}
+		return failure("%s not replayed", plural(len(doc.Replay.Failed), "session file"))
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -35,7 +36,7 @@ func checkPolicyArg(arg string) error {
 // readFile reads a file named on the command line; a missing one is a
 // usage error.
 func readFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadInput(path, rules.MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usage("%s: no such file", path)
 	}

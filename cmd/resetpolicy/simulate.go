@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -75,8 +77,8 @@ replay --plot does.`,
 			if scenarioFile == "" {
 				sc, diags = scenario.Default()
 			} else {
-				if _, err := readFile(scenarioFile); err != nil {
-					return err
+				if _, err := os.Stat(scenarioFile); errors.Is(err, fs.ErrNotExist) {
+					return usage("%s: no such file", scenarioFile)
 				}
 				sc, diags = scenario.ParseFile(scenarioFile)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/resetpolicy/resetpolicy/engine/testrun"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/testfile"
@@ -227,5 +228,5 @@ func writeJUnit(path string, rep *testrun.Report) error {
 	if err := rep.WriteJUnit(&b); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return fileio.WriteOutput(path, b.Bytes(), 0o644)
 }

@@ -3,12 +3,12 @@ package replay
 import (
 	"fmt"
 	"image/color"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -104,7 +104,7 @@ func Plot(path string, sessions []PlotSession) error {
 	}
 	w := vg.Length(cols) * 8.5 * vg.Inch
 	h := vg.Length(rows) * 4.5 * vg.Inch
-	f, err := os.Create(path)
+	f, err := fileio.CreateOutput(path, 0o644)
 	if err != nil {
 		return err
 	}

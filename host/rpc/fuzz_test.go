@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,13 @@ func FuzzHandle(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"snapshot","params":{"session":"a"}},1]`,
 		`{"jsonrpc":"2.0","id":5,"method":"repair","params":{"entries":[]}}`,
 		`{`, `[]`, `null`, `{"jsonrpc":"2.0"}`, "\x00", `{"jsonrpc":"2.0","id":1e999,"method":"x"}`,
+	}
+	// Session names at their bound and one past it.
+	for _, n := range []int{MaxSessionName, MaxSessionName + 1} {
+		name := strings.Repeat("n", n)
+		seeds = append(seeds,
+			`{"jsonrpc":"2.0","id":6,"method":"decide","params":{"session":"`+name+`","event":{"event":"request"}}}`,
+			`{"jsonrpc":"2.0","id":7,"method":"restore","params":{"session":"`+name+`","state":{"request_window":"w"}}}`)
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

@@ -36,34 +36,55 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *Error) {
 
 // session returns the named session, creating it on first use (decide,
 // restore).
-func (s *Server) session(name []byte) (*engine.Session, *Error) {
-	if len(name) == 0 {
-		return nil, errorf(CodeInvalidParams, "params: session must be a non-empty string")
+func (s *Server) session(name []byte) (*sessionEntry, *Error) {
+	if err := checkSessionName(name); err != nil {
+		return nil, err
 	}
 	if err := s.ensure(); err != nil {
 		return nil, err
 	}
-	if ss, ok := s.sessions.get(name); ok {
-		return ss, nil
+	if e, ok := s.sessions.get(name); ok {
+		return e, nil
 	}
-	ss := s.cur.eng.NewSession()
-	if gone := s.sessions.add(string(name), ss); gone != "" {
-		s.logf("session %q evicted: more than %d sessions open (the least recently used goes)", gone, s.opts.MaxSessions)
+	e, gone := s.sessions.add(string(name), s.cur.eng.NewSession(), s.evicted[:0])
+	s.logEvicted(gone)
+	return e, nil
+}
+
+// resized measures a session again after its state changed, evicting
+// others past the size bound.
+func (s *Server) resized(e *sessionEntry) {
+	s.logEvicted(s.sessions.resize(e, s.evicted[:0]))
+}
+
+func (s *Server) logEvicted(gone []string) {
+	for _, name := range gone {
+		s.logf("session %q evicted: more than %d sessions or %d bytes of them open (the least recently used goes)", name, s.opts.MaxSessions, s.opts.MaxSessionBytes)
 	}
-	return ss, nil
+	s.evicted = gone[:0]
+}
+
+func checkSessionName(name []byte) *Error {
+	if len(name) == 0 {
+		return errorf(CodeInvalidParams, "params: session must be a non-empty string")
+	}
+	if len(name) > MaxSessionName {
+		return errorf(CodeInvalidParams, "params: session name is %d bytes long; at most %d", len(name), MaxSessionName)
+	}
+	return nil
 }
 
 // existing returns the named session, which must exist (snapshot): asking
 // for a session nobody decided in is a host's mistake, not a new session.
 func (s *Server) existing(name string) (*engine.Session, *Error) {
-	if name == "" {
-		return nil, errorf(CodeInvalidParams, "params: session must be a non-empty string")
+	if err := checkSessionName([]byte(name)); err != nil {
+		return nil, err
 	}
-	ss, ok := s.sessions.get([]byte(name))
+	e, ok := s.sessions.get([]byte(name))
 	if !ok {
 		return nil, errorf(CodeInvalidParams, "unknown session %q: sessions start with decide or restore, and end with closeSession or eviction", name)
 	}
-	return ss, nil
+	return e.s, nil
 }
 
 // decide reads its params straight from the parsed request: the event's
@@ -109,10 +130,11 @@ func (s *Server) decide(params *fastjson.Value) (json.RawMessage, *Error) {
 	if event == nil || event.Type() != fastjson.TypeObject {
 		return nil, errorf(CodeInvalidParams, "params: event must be an object")
 	}
-	ss, rerr := s.session(session)
+	se, rerr := s.session(session)
 	if rerr != nil {
 		return nil, rerr
 	}
+	ss := se.s
 	e, err := s.dec.DecodeValue(event)
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "event: %v", err)
@@ -126,6 +148,7 @@ func (s *Server) decide(params *fastjson.Value) (json.RawMessage, *Error) {
 	if err != nil {
 		return nil, errorf(CodeDecisionFailed, "decide %s: %v", e.Name(), err)
 	}
+	s.resized(se)
 	b := append(s.out[:0], '{')
 	b = d.AppendJSON(b, ss)
 	b = append(b, '}')
@@ -170,15 +193,16 @@ func (s *Server) restore(params json.RawMessage) (json.RawMessage, *Error) {
 	if len(st) == 0 || st[0] != '{' {
 		return nil, errorf(CodeInvalidParams, "params: state must be an object of slots")
 	}
-	if p.Session == "" {
-		return nil, errorf(CodeInvalidParams, "params: session must be a non-empty string")
+	if err := checkSessionName([]byte(p.Session)); err != nil {
+		return nil, err
 	}
 	// A restore that fails must not leave a new session behind.
 	_, existed := s.sessions.get([]byte(p.Session))
-	ss, rerr := s.session([]byte(p.Session))
+	se, rerr := s.session([]byte(p.Session))
 	if rerr != nil {
 		return nil, rerr
 	}
+	ss := se.s
 	reset, err := ss.RestoreReport(st)
 	if err != nil {
 		if !existed {
@@ -186,6 +210,7 @@ func (s *Server) restore(params json.RawMessage) (json.RawMessage, *Error) {
 		}
 		return nil, errorf(CodeInvalidParams, "state: %v", err)
 	}
+	s.resized(se)
 	b := append([]byte(`{"state":`), ss.AppendStateJSON(nil)...)
 	b = append(b, `,"reset":`...)
 	b = engine.AppendStringsJSON(b, reset)

@@ -171,9 +171,12 @@ type InitializeResult struct {
 	Surface         Surface    `json:"surface"`
 	// Texts are the boundary's boot and continuation texts: the policy's
 	// messages of those names, or the defaults.
-	Texts       BoundaryTexts    `json:"texts"`
-	Settings    []settings.Entry `json:"settings"`
-	DecisionLog string           `json:"decisionLog,omitempty"`
+	Texts    BoundaryTexts    `json:"texts"`
+	Settings []settings.Entry `json:"settings"`
+	// SettingsMore counts the settings left out of Settings: the reply
+	// lists at most MaxSettingsShown params, however many a config holds.
+	SettingsMore int    `json:"settingsMore,omitempty"`
+	DecisionLog  string `json:"decisionLog,omitempty"`
 	// Fallback is set when the configured policy failed to load and the
 	// last good policy or the built-in default stays in force.
 	Fallback bool `json:"fallback,omitempty"`
@@ -214,7 +217,7 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 	if err != nil {
 		fail(fmt.Sprintf("settings failed to load: %v", err), []Diagnostic{{Severity: "error", Summary: "Settings failed to load", Detail: err.Error()}})
 	} else {
-		res.Settings = set.Entries()
+		res.Settings, res.SettingsMore = shownSettings(set.Entries())
 		p, diags := s.loadPolicy(set)
 		if diags.HasErrors() {
 			// The notice quotes at most a few lines of the file: it may
@@ -250,6 +253,22 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 		res.DecisionLog = s.dlog.path
 	}
 	return res
+}
+
+// MaxSettingsShown is how many param settings initialize lists (the
+// policy and the decision log always come first): as many as the
+// diagnostics the CLI prints, rules.MaxDiagnosticsShown. A config of
+// 60,000 params otherwise made a 6 MB reply.
+const MaxSettingsShown = rules.MaxDiagnosticsShown
+
+// shownSettings cuts entries to the policy, the decision log and
+// MaxSettingsShown params, and counts the rest.
+func shownSettings(entries []settings.Entry) ([]settings.Entry, int) {
+	const fixed = 2 // policy, decision_log: see settings.Entries
+	if len(entries) <= fixed+MaxSettingsShown {
+		return entries, 0
+	}
+	return entries[:fixed+MaxSettingsShown], len(entries) - fixed - MaxSettingsShown
 }
 
 // noticeDiagnostics is how many diagnostics, each with one quoted line, a

@@ -30,6 +30,9 @@ type Options struct {
 	MaxLine int
 	// MaxSessions bounds the sessions kept; 0 means DefaultMaxSessions.
 	MaxSessions int
+	// MaxSessionBytes bounds their total size (names and states); 0
+	// means DefaultMaxSessionBytes.
+	MaxSessionBytes int
 	// Preload starts loading the built-in default policy in the
 	// background as New returns, so that an initialize with default
 	// settings — the common case — finds it loaded instead of waiting for
@@ -54,6 +57,10 @@ type Server struct {
 	out     []byte
 	id      []byte
 	params  []byte
+	// logCounts counts log lines by kind (see logf); evicted is reused
+	// for the names a request evicts.
+	logCounts map[string]int
+	evicted   []string
 }
 
 // New returns a server. The policy is loaded by initialize, or with the
@@ -76,7 +83,10 @@ func New(opts Options) *Server {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
-	s := &Server{opts: opts, sessions: newSessions(opts.MaxSessions)}
+	if opts.MaxSessionBytes <= 0 {
+		opts.MaxSessionBytes = DefaultMaxSessionBytes
+	}
+	s := &Server{opts: opts, sessions: newSessions(opts.MaxSessions, opts.MaxSessionBytes)}
 	if opts.Preload {
 		ch := make(chan preloaded, 1)
 		s.preload = ch
@@ -276,8 +286,4 @@ func marshal(v any) (json.RawMessage, *Error) {
 		return nil, errorf(CodeInternalError, "encode result: %v", err)
 	}
 	return b, nil
-}
-
-func (s *Server) logf(format string, args ...any) {
-	fmt.Fprintf(s.opts.Log, "resetpolicy serve: "+format+"\n", args...)
 }

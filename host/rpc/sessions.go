@@ -9,13 +9,27 @@ import "github.com/resetpolicy/resetpolicy/engine"
 // far more than a well-behaved host ever holds.
 const DefaultMaxSessions = 1024
 
+// MaxSessionName bounds a session's name, in bytes: Pi names a session by
+// its id, a UUID of 36. A longer name is refused with a JSON-RPC error
+// (1,024 sessions of 500 KB names held 546 MB).
+const MaxSessionName = 256
+
+// DefaultMaxSessionBytes bounds the sessions' total size
+// (Options.MaxSessionBytes): names and states as engine.Session.Bytes
+// estimates them. Past it the least recently used sessions are evicted
+// as past the count. A state of the built-ins is a few hundred bytes, so
+// the count is the bound that holds unless states carry long strings.
+const DefaultMaxSessionBytes = 64 << 20
+
 // sessions holds the server's sessions, most recently used first. When a
 // new session would exceed the bound, the least recently used one is
 // evicted; the server decides one request at a time, so every session but
 // the one being decided is idle.
 type sessions struct {
-	max  int
-	byID map[string]*sessionEntry
+	max      int
+	maxBytes int
+	bytes    int // the sum of every entry's size
+	byID     map[string]*sessionEntry
 	// a ring through a sentinel: head.next is the most recently used,
 	// head.prev the least.
 	head sessionEntry
@@ -24,11 +38,12 @@ type sessions struct {
 type sessionEntry struct {
 	name       string
 	s          *engine.Session
+	size       int // the name and the state, when last measured
 	prev, next *sessionEntry
 }
 
-func newSessions(max int) *sessions {
-	t := &sessions{max: max, byID: map[string]*sessionEntry{}}
+func newSessions(max, maxBytes int) *sessions {
+	t := &sessions{max: max, maxBytes: maxBytes, byID: map[string]*sessionEntry{}}
 	t.head.prev, t.head.next = &t.head, &t.head
 	return t
 }
@@ -37,40 +52,60 @@ func (t *sessions) len() int { return len(t.byID) }
 
 // get returns the named session and marks it used; name is looked up
 // without being copied.
-func (t *sessions) get(name []byte) (*engine.Session, bool) {
+func (t *sessions) get(name []byte) (*sessionEntry, bool) {
 	e, ok := t.byID[string(name)]
 	if !ok {
 		return nil, false
 	}
 	t.unlink(e)
 	t.pushFront(e)
-	return e.s, true
+	return e, true
 }
 
-// add stores a new session under name and returns the name of the session
-// it evicted to stay within the bound, if any.
-func (t *sessions) add(name string, s *engine.Session) (evicted string) {
+// add stores a new session under name and returns the names of the
+// sessions it evicted to stay within the bounds.
+func (t *sessions) add(name string, s *engine.Session, evicted []string) (*sessionEntry, []string) {
 	if old, ok := t.byID[name]; ok {
-		t.unlink(old)
+		t.drop(old)
 	}
 	e := &sessionEntry{name: name, s: s}
 	t.byID[name] = e
 	t.pushFront(e)
-	if len(t.byID) > t.max {
+	return e, t.resize(e, evicted)
+}
+
+// resize measures e again after its state changed and evicts the least
+// recently used other sessions while the count or the total size is past
+// its bound. e itself stays: it is the one being used.
+func (t *sessions) resize(e *sessionEntry, evicted []string) []string {
+	size := len(e.name) + e.s.Bytes()
+	t.bytes += size - e.size
+	e.size = size
+	for len(t.byID) > t.max || t.bytes > t.maxBytes && len(t.byID) > 1 {
 		last := t.head.prev
-		t.unlink(last)
-		delete(t.byID, last.name)
-		return last.name
+		if last == e {
+			last = e.prev
+		}
+		if last == &t.head {
+			break
+		}
+		t.drop(last)
+		evicted = append(evicted, last.name)
 	}
-	return ""
+	return evicted
+}
+
+func (t *sessions) drop(e *sessionEntry) {
+	t.unlink(e)
+	delete(t.byID, e.name)
+	t.bytes -= e.size
 }
 
 // remove forgets a session and reports whether it existed.
 func (t *sessions) remove(name string) bool {
 	e, ok := t.byID[name]
 	if ok {
-		t.unlink(e)
-		delete(t.byID, name)
+		t.drop(e)
 	}
 	return ok
 }
@@ -78,6 +113,7 @@ func (t *sessions) remove(name string) bool {
 // clear forgets every session.
 func (t *sessions) clear() {
 	clear(t.byID)
+	t.bytes = 0
 	t.head.prev, t.head.next = &t.head, &t.head
 }
 

@@ -16,6 +16,11 @@ func TestScenariosAreBounded(t *testing.T) {
 	if !diags.HasErrors() || diags[0].Summary != "Nesting too deep" || diags[0].Subject.Start.Line != 2 {
 		t.Fatalf("deep nesting: %v", diags)
 	}
+	// An operator chain nests too: HCL evaluates 1+1+…+1 recursively.
+	_, diags = Parse([]byte("scenario {\n  title = "+strings.Repeat("1+", 500_000)+"1\n}\n"), "deep.scenario.hcl")
+	if !diags.HasErrors() || diags[0].Summary != "Nesting too deep" {
+		t.Fatalf("operator chain: %v", diags)
+	}
 	path := filepath.Join(t.TempDir(), "big.scenario.hcl")
 	if err := os.WriteFile(path, []byte("# "+strings.Repeat("x", rules.MaxFileBytes)), 0o600); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -23,6 +24,10 @@ func FuzzParse(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
+	}
+	// Operator chains at the nesting bound and one past it.
+	for _, n := range []int{rules.MaxNesting, rules.MaxNesting + 1} {
+		f.Add([]byte("scenario {\n  title = " + strings.Repeat("1 * ", n) + "1\n}\n"))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		sc, diags := Parse(src, "fuzz.scenario.hcl")

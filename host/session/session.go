@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"io"
-	"os"
 	"time"
 )
 
@@ -120,9 +120,14 @@ func Read(r io.Reader, opts Options) (*Session, error) {
 	return s, nil
 }
 
-// ReadFile reads a session file.
+// maxSessionFile bounds a session file read by ReadFile, as replay's
+// reader bounds one (1 GiB).
+const maxSessionFile = 1 << 30
+
+// ReadFile reads a session file: a regular file or standard input, within
+// maxSessionFile.
 func ReadFile(path string, opts Options) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := fileio.OpenInput(path, maxSessionFile)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +157,7 @@ func (s *Session) WriteFile(path string) error {
 	if _, err := s.WriteTo(&b); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return fileio.WriteOutput(path, b.Bytes(), 0o644)
 }
 
 // Header returns the header line.

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/valyala/fastjson"
 )
@@ -143,7 +144,10 @@ func NewReader(opts Options) *Reader {
 
 // ReadFile reads one session file.
 func (rd *Reader) ReadFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	// A regular file or standard input: a FIFO or a device is refused.
+	// Read cuts the file at MaxFile itself and reports the rest as not
+	// read, so the open passes one byte more; an endless pipe ends there.
+	f, err := fileio.OpenInput(path, math.MaxInt64-1)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,10 @@ func Walk(paths []string) ([]string, error) {
 		}
 	}
 	for _, p := range paths {
+		if p == "-" { // standard input, read by ReadFile within the file bound
+			add(p)
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err

@@ -329,7 +329,16 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 		typ = "yaml"
 	}
 	v.SetConfigType(typ)
-	if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
+	if typ == "yaml" || typ == "yml" {
+		// Decoded here, in linear time: see decodeYAML.
+		m, err := decodeYAML(b)
+		if err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+		if err := v.MergeConfigMap(m); err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	} else if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
 	all := v.AllSettings()

@@ -16,6 +16,11 @@ func TestTestFilesAreBounded(t *testing.T) {
 	if !diags.HasErrors() || diags[0].Summary != "Nesting too deep" || diags[0].Subject.Start.Line != 3 {
 		t.Fatalf("deep nesting: %v", diags)
 	}
+	// An operator chain nests too: HCL evaluates 1+1+…+1 recursively.
+	_, diags = Parse([]byte("policy = \"p\"\nrun \"r\" {\n  x = "+strings.Repeat("1+", 500_000)+"1\n}\n"), "deep.test.hcl")
+	if !diags.HasErrors() || diags[0].Summary != "Nesting too deep" {
+		t.Fatalf("operator chain: %v", diags)
+	}
 	path := filepath.Join(t.TempDir(), "big.test.hcl")
 	if err := os.WriteFile(path, []byte("# "+strings.Repeat("x", rules.MaxFileBytes)), 0o600); err != nil {
 		t.Fatal(err)

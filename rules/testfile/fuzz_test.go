@@ -3,7 +3,10 @@ package testfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/resetpolicy/resetpolicy/rules"
 )
 
 // FuzzParse checks that no input makes Parse panic; with plain `go test`
@@ -24,6 +27,10 @@ func FuzzParse(f *testing.F) {
 		f.Fatalf("only %d seed files", n)
 	}
 	f.Add([]byte("policy = \"p\"\nrun \"r\" {\n  assert { condition = \"\\u00e9 && ${x}\" }\n}\n"))
+	// Operator chains at the nesting bound and one past it.
+	for _, n := range []int{rules.MaxNesting, rules.MaxNesting + 1} {
+		f.Add([]byte("policy = \"p\"\nrun \"r\" {\n  x = " + strings.Repeat("1 + ", n) + "1\n}\n"))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, diags := Parse(src, "fuzz.test.hcl")
 		if file == nil {

@@ -53,6 +53,9 @@ const EXIT_WAIT_MS = 200;
 /** Bytes one request line may have; the server refuses longer lines. */
 export const MAX_LINE = 1 << 20;
 
+/** Characters of one engine log line kept; the rest of a longer one is dropped. */
+export const MAX_LOG_LINE = 4096;
+
 export class Engine {
 	private child: ChildProcessWithoutNullStreams | undefined;
 	private nextId = 1;
@@ -111,8 +114,34 @@ export class Engine {
 		this.hold(false);
 		const out = createInterface({ input: child.stdout, crlfDelay: Infinity });
 		out.on("line", (line) => this.onLine(line));
-		const errLines = createInterface({ input: child.stderr, crlfDelay: Infinity });
-		errLines.on("line", (line) => this.opts.onLog?.(line));
+		// Always read stderr to its end, whether or not anyone wants the
+		// lines: an engine whose stderr pipe fills blocks on its next log
+		// line. Each line is kept to MAX_LOG_LINE characters, so a line
+		// without an end does not grow without bound either.
+		child.stderr.setEncoding("utf8");
+		let partial = "";
+		let cut = false;
+		child.stderr.on("data", (chunk: string) => {
+			let start = 0;
+			for (;;) {
+				const nl = chunk.indexOf("\n", start);
+				const piece = chunk.slice(start, nl < 0 ? chunk.length : nl);
+				if (!cut) {
+					const room = MAX_LOG_LINE - partial.length;
+					cut = piece.length > room;
+					partial += piece.slice(0, room);
+				}
+				if (nl < 0) break;
+				this.opts.onLog?.(partial.replace(/\r$/, "") + (cut ? "…" : ""));
+				partial = "";
+				cut = false;
+				start = nl + 1;
+			}
+		});
+		child.stderr.on("end", () => {
+			if (partial !== "") this.opts.onLog?.(partial + (cut ? "…" : ""));
+			partial = "";
+		});
 	}
 
 	/** Sends one request and resolves with its result. */

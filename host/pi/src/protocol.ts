@@ -47,6 +47,8 @@ export interface InitializeResult {
 	surface: Surface;
 	texts: { boot: string; continuation: string };
 	settings?: { key: string; value: string; origin: string }[];
+	/** Settings left out of `settings` (it lists at most 20 params). */
+	settingsMore?: number;
 	decisionLog?: string;
 	fallback?: boolean;
 	/** One notice for the user when something failed to load. */

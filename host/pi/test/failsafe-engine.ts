@@ -4,18 +4,26 @@
 // arrives. Then, once (FAILSAFE_SPENT names a file that marks the trigger
 // as spent, so a restarted engine behaves), it either dies by SIGKILL with
 // the request unanswered, as an OOM kill would (FAILSAFE_MODE=kill), or
-// stops answering while it stays alive (FAILSAFE_MODE=stall).
+// stops answering while it stays alive (FAILSAFE_MODE=stall). With
+// FAILSAFE_MODE=crash it dies at start instead, once, before it reads a
+// request, as a binary that crashes on start-up would.
 
 import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+
+const spent = process.env.FAILSAFE_SPENT ?? "";
+if (process.env.FAILSAFE_MODE === "crash" && spent !== "" && !existsSync(spent)) {
+	writeFileSync(spent, "");
+	process.stderr.write("panic: the stand-in engine crashes at start\n");
+	process.exit(2);
+}
 
 const real = spawn(process.env.FAILSAFE_REAL_BIN ?? "resetpolicy", process.argv.slice(2), {
 	stdio: ["pipe", "inherit", "inherit"],
 });
 real.on("exit", (code) => process.exit(code ?? 1));
 
-const spent = process.env.FAILSAFE_SPENT ?? "";
 let stalled = false;
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on("line", (line) => {

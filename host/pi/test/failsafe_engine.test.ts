@@ -15,7 +15,7 @@ import { BOUNDARY, contiguous, labels, type Pi, settle, startPi } from "./harnes
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Runs fn with RESETPOLICY_BIN pointing at the stand-in engine and the given env set. */
-async function withFakeEngine(mode: "kill" | "stall", on: string, env: Record<string, string>, fn: () => Promise<void>): Promise<void> {
+async function withFakeEngine(mode: "kill" | "stall" | "crash", on: string, env: Record<string, string>, fn: () => Promise<void>): Promise<void> {
 	const dir = mkdtempSync(join(tmpdir(), "resetpolicy-failsafe-"));
 	const bin = join(dir, "resetpolicy");
 	writeFileSync(bin, `#!/bin/sh\nexec '${process.execPath}' '${join(here, "failsafe-engine.ts")}' "$@"\n`);
@@ -121,6 +121,85 @@ test("a stalled engine: one decision timeout, then the engine is down for the se
 			assert.match(errors[0]!.text, new RegExp(`no answer to decide within ${timeout} ms`));
 			assert.match(errors[0]!.text, /until the next session start/);
 
+			await pi.session.reload();
+			pi.respond(fauxAssistantMessage(fauxToolCall("wipe_memory", {})), fauxAssistantMessage("fresh"));
+			await pi.session.prompt("now wipe");
+			await settle(pi);
+			assert.ok(contiguous(labels(pi.persisted()), [...BOUNDARY, "assistant:fresh"]));
+		} finally {
+			await pi.dispose();
+		}
+	});
+});
+
+test("an engine that crashes at start: one error notice naming its exit, Pi keeps working; the next session start starts it again", async () => {
+	await withFakeEngine("crash", "", {}, async () => {
+		const pi = await startPi();
+		try {
+			const errors = pi.notices.filter((n) => n.level === "error");
+			assert.equal(errors.length, 1, `one error notice: ${JSON.stringify(pi.notices)}`);
+			assert.match(errors[0]!.text, /exited|output closed/);
+			pi.respond(fauxAssistantMessage(fauxToolCall("wipe_memory", {})), fauxAssistantMessage("carrying on without a reset"));
+			await pi.session.prompt("wipe please");
+			await settle(pi);
+			assertNoReset(pi);
+			assert.equal(pi.notices.filter((n) => n.level === "error").length, 1, "no further notice");
+
+			await pi.session.reload();
+			pi.respond(fauxAssistantMessage(fauxToolCall("wipe_memory", {})), fauxAssistantMessage("fresh"));
+			await pi.session.prompt("now wipe");
+			await settle(pi);
+			assert.ok(contiguous(labels(pi.persisted()), [...BOUNDARY, "assistant:fresh"]));
+		} finally {
+			await pi.dispose();
+		}
+	});
+});
+
+const PAD = "lorem ipsum dolor sit amet ".repeat(340); // about 2300 tokens
+
+test("the engine killed while Pi is compacting (session_before_compact in flight): the compaction settles, no reset, one error notice, the session stays usable", async () => {
+	// A long decision timeout: a prompt answer can only come from noticing the death.
+	await withFakeEngine("kill", "before_compact", { RESETPOLICY_TIMEOUT_MS: "60000" }, async () => {
+		const pi = await startPi();
+		try {
+			// More history than Pi's default keepRecentTokens (20000), so Pi
+			// finds something to summarise and its compaction hook runs.
+			for (let i = 0; i < 3; i++) {
+				pi.respond(fauxAssistantMessage(`noted part ${i}`));
+				await pi.session.prompt(`part ${i}: ${PAD.repeat(5)}`);
+				await settle(pi);
+			}
+			// Without the engine's answer Pi compacts as it would on its own,
+			// and asks the model for the summary.
+			pi.respond(fauxAssistantMessage("a summary of the old history"));
+			const start = Date.now();
+			const settled = await pi.session.compact().then(
+				() => "compacted",
+				(err: unknown) => `rejected: ${String(err)}`,
+			);
+			const took = Date.now() - start;
+			assert.ok(took < 5000, `the compaction took ${took} ms (${settled})`);
+			assert.equal(settled, "compacted", "Pi's own compaction ran, as without the extension");
+			const got = labels(pi.persisted());
+			assert.equal(got.at(-1), "compaction:summary");
+			assert.ok(!got.some((l) => l === "compaction:reset" || l.startsWith("custom:")), `no reset: ${got.join(", ")}`);
+			const errors = pi.notices.filter((n) => n.level === "error");
+			assert.equal(errors.length, 1, `one error notice: ${JSON.stringify(pi.notices)}`);
+			assert.match(errors[0]!.text, /not running .*(exited|SIGKILL)/);
+
+			// The session goes on, with no further notice.
+			pi.respond(fauxAssistantMessage("still here"));
+			await pi.session.prompt("hello?");
+			await settle(pi);
+			assert.deepEqual(labels(pi.persisted()).slice(-2), ["user:hello?", "assistant:still here"]);
+			pi.respond(fauxAssistantMessage(fauxToolCall("wipe_memory", {})), fauxAssistantMessage("without a reset"));
+			await pi.session.prompt("wipe please");
+			await settle(pi);
+			assertToolFailed(pi);
+			assert.equal(pi.notices.filter((n) => n.level === "error").length, 1, "told once");
+
+			// The next session start brings the engine back, and it decides.
 			await pi.session.reload();
 			pi.respond(fauxAssistantMessage(fauxToolCall("wipe_memory", {})), fauxAssistantMessage("fresh"));
 			await pi.session.prompt("now wipe");

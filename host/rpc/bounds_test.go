@@ -1,0 +1,66 @@
+package rpc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/rules"
+)
+
+// A trusted project's config of 60,000 unknown params: initialize answers
+// within the extension's budget with a bounded reply — the diagnostics
+// and the settings it lists are capped at rules.MaxDiagnosticsShown, the
+// rest counted. It answered 6.4 MB after 9–14 s.
+func TestInitializeWithManyParamsIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("params:\n")
+	const n = 60_000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  u%05d: %d\n", i, i)
+	}
+	os.MkdirAll(filepath.Join(dir, ".pi"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, settings.ProjectConfigFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t)
+	defer s.Close()
+	start := cpu()
+	r := call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true})
+	el := cpu() - start
+	var res InitializeResult
+	ok(t, r, &res)
+	if !res.Fallback || !strings.Contains(res.Error, "Unknown param") {
+		t.Fatalf("want the built-in in force and a notice: %+v", res.Error)
+	}
+	if len(res.Diagnostics) != rules.MaxDiagnosticsShown+1 || res.Diagnostics[rules.MaxDiagnosticsShown].Summary != fmt.Sprintf("and %d more", n-rules.MaxDiagnosticsShown) {
+		t.Fatalf("%d diagnostics, last %+v", len(res.Diagnostics), res.Diagnostics[len(res.Diagnostics)-1])
+	}
+	if len(res.Settings) != 2+MaxSettingsShown || res.SettingsMore != n-MaxSettingsShown {
+		t.Fatalf("%d settings listed, %d more; want %d and %d", len(res.Settings), res.SettingsMore, 2+MaxSettingsShown, n-MaxSettingsShown)
+	}
+	if len(r.Result) > 64<<10 {
+		t.Fatalf("reply of %d bytes", len(r.Result))
+	}
+	// The extension waits 10 s for a reply. CPU time, since the machine
+	// may be shared: about 0.7 s here, 9 s or more before.
+	if el > 3*time.Second {
+		t.Fatalf("initialize took %v of CPU", el)
+	}
+	if MaxSettingsShown != 20 {
+		t.Fatalf("MaxSettingsShown is %d; the README says 20", MaxSettingsShown)
+	}
+}
+
+// cpu is the CPU time this process has used.
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

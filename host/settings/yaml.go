@@ -1,0 +1,212 @@
+package settings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxYAMLNodes bounds the values a YAML config expands to, aliases
+// included: a config file is at most MaxConfigBytes, so a real one has far
+// fewer, and an alias bomb stops here.
+const maxYAMLNodes = 1 << 20
+
+// decodeYAML decodes a YAML config into maps, lists and scalars in time
+// linear in its size. yaml's own decoder checks each mapping for
+// duplicate keys by comparing every key with every later one, so a
+// config of 60,000 params took seconds (quadratic); here a mapping's keys
+// are checked with a set, and each scalar is decoded by yaml itself.
+func decodeYAML(b []byte) (map[string]any, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return map[string]any{}, nil // an empty file
+		}
+		return nil, err
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		return nil, errors.New("a config file holds one YAML document")
+	}
+	c := yamlConv{}
+	v, err := c.value(&doc)
+	if err != nil {
+		return nil, err
+	}
+	switch m := v.(type) {
+	case nil:
+		return map[string]any{}, nil
+	case map[string]any:
+		return m, nil
+	}
+	return nil, errors.New("a config file is a mapping of settings")
+}
+
+type yamlConv struct {
+	nodes int
+	depth int // mappings open; 1 in the document's own
+	// open are the anchored nodes being converted: an alias to one of
+	// them would make the value contain itself.
+	open map[*yaml.Node]bool
+}
+
+// enter marks an aliased node as being converted, refusing one that
+// already is.
+func (c *yamlConv) enter(n *yaml.Node) error {
+	if c.open == nil {
+		c.open = map[*yaml.Node]bool{}
+	}
+	if c.open[n] {
+		return fmt.Errorf("yaml: anchor %q value contains itself", n.Anchor)
+	}
+	c.open[n] = true
+	return nil
+}
+
+func (c *yamlConv) value(n *yaml.Node) (any, error) {
+	if c.nodes++; c.nodes > maxYAMLNodes {
+		return nil, fmt.Errorf("more than %d values, aliases expanded", maxYAMLNodes)
+	}
+	if n.Anchor != "" {
+		if err := c.enter(n); err != nil {
+			return nil, err
+		}
+		defer delete(c.open, n)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return c.value(n.Content[0])
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, errors.New("yaml: an alias without its anchor")
+		}
+		return c.value(n.Alias)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			v, err := c.value(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		line := make(map[string]int, len(n.Content)/2)
+		c.depth++
+		err := c.mapping(n, out, line, false)
+		c.depth--
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// mapping adds n's pairs to out. A merge key (<<) adds the pairs of the
+// mappings it names where out has none of its own, as YAML merges them.
+func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, line map[string]int, merged bool) error {
+	if c.nodes++; c.nodes > maxYAMLNodes {
+		return fmt.Errorf("more than %d values, aliases expanded", maxYAMLNodes)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			if err := c.merge(v, out, line); err != nil {
+				return err
+			}
+			continue
+		}
+		key, ok, err := c.mapKey(k)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // a null key: yaml leaves its entry out of a map of strings
+		}
+		if at, dup := line[key]; dup {
+			if merged {
+				continue // a key of the mapping itself wins over a merged one
+			}
+			if at > 0 {
+				return fmt.Errorf("yaml: line %d: mapping key %q already defined at line %d", k.Line, key, at)
+			}
+		}
+		val, err := c.value(v)
+		if err != nil {
+			return err
+		}
+		if merged {
+			line[key] = 0
+		} else {
+			line[key] = k.Line
+		}
+		out[key] = val
+	}
+	return nil
+}
+
+func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int) error {
+	if v.Kind == yaml.AliasNode {
+		v = v.Alias
+	}
+	if v == nil {
+		return errors.New("yaml: an alias without its anchor")
+	}
+	if v.Anchor != "" {
+		// A mapping merged into itself, directly or not.
+		if err := c.enter(v); err != nil {
+			return err
+		}
+		defer delete(c.open, v)
+	}
+	switch v.Kind {
+	case yaml.MappingNode:
+		return c.mapping(v, out, line, true)
+	case yaml.SequenceNode:
+		for _, e := range v.Content {
+			if err := c.merge(e, out, line); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return errors.New("yaml: map merge requires map or sequence of maps as the value")
+}
+
+// mapKey is a key as yaml and viper give it: in the document's own
+// mapping, decoded into a map of strings, its text (a null key's entry is
+// left out); in a nested one, decoded as any value, then made a string by
+// viper as fmt does.
+func (c *yamlConv) mapKey(k *yaml.Node) (string, bool, error) {
+	if c.depth > 1 {
+		var v any
+		if err := k.Decode(&v); err != nil {
+			return "", false, err
+		}
+		return fmt.Sprint(v), true, nil
+	}
+	if k.Kind == yaml.AliasNode && k.Alias != nil {
+		k = k.Alias
+	}
+	if k.Kind != yaml.ScalarNode {
+		return "", false, fmt.Errorf("yaml: line %d: a mapping key must be a scalar", k.Line)
+	}
+	if k.ShortTag() == "!!null" {
+		return "", false, nil
+	}
+	return k.Value, true, nil
+}
