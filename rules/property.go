@@ -24,6 +24,11 @@ const (
 	// NoLoop: no cycle of events without new input in which an effect
 	// keeps continuing the run.
 	NoLoop
+	// AlwaysEmits: an obligation. Each of the events On, when its
+	// condition holds on the event and the state before it, yields the
+	// effect (with those arguments): "while on, every native compaction is
+	// cancelled".
+	AlwaysEmits
 )
 
 func (k PropertyKind) String() string {
@@ -36,6 +41,8 @@ func (k PropertyKind) String() string {
 		return "at_most"
 	case NoLoop:
 		return "no_loop"
+	case AlwaysEmits:
+		return "always_emits"
 	}
 	return "invalid"
 }
@@ -52,9 +59,10 @@ type Property struct {
 	// have these values.
 	Effect string
 	With   map[string]any
-	// On limits a Never property to these events (none: every event);
-	// When, per event name, the condition on the event and the state
-	// before it under which the effect is forbidden.
+	// On limits a Never property to these events (none: every event) and
+	// names the events an AlwaysEmits property obliges; When, per event
+	// name, the condition on the event and the state before it under which
+	// the effect is forbidden (Never) or required (AlwaysEmits).
 	On   []string
 	When map[string]*lang.Program
 	// Count and Per: at most Count per "window" or per "cycle"; a cycle
@@ -91,7 +99,7 @@ type VerifySettings struct {
 
 var propertySchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "always"}, {Name: "never"}, {Name: "at_most"}, {Name: "no_loop_of"},
+		{Name: "always"}, {Name: "never"}, {Name: "at_most"}, {Name: "no_loop_of"}, {Name: "always_emits"},
 		{Name: "of"}, {Name: "with"}, {Name: "on"}, {Name: "when"},
 		{Name: "per"}, {Name: "cycle_ends_on"}, {Name: "new_input_on"},
 	},
@@ -109,19 +117,20 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	p := &Property{Name: b.Labels[0], DeclRange: b.DefRange}
 	attr := func(name string) (*hcl.Attribute, bool) { a, ok := content.Attributes[name]; return a, ok }
 	var kinds []string
-	for _, k := range []string{"always", "never", "at_most", "no_loop_of"} {
+	for _, k := range []string{"always", "never", "at_most", "no_loop_of", "always_emits"} {
 		if _, ok := attr(k); ok {
 			kinds = append(kinds, k)
 		}
 	}
 	if len(kinds) != 1 {
-		return nil, append(diags, errorAt(ptr(b.DefRange), "Ambiguous property", "a property states one sentence: always = \"…\", never = \"EFFECT\", at_most = N (with of and per) or no_loop_of = \"EFFECT\""))
+		return nil, append(diags, errorAt(ptr(b.DefRange), "Ambiguous property", "a property states one sentence: always = \"…\", never = \"EFFECT\", always_emits = \"EFFECT\" (with on), at_most = N (with of and per) or no_loop_of = \"EFFECT\""))
 	}
 	allowed := map[string][]string{
 		"always":     {"always"},
 		"never":      {"never", "with", "on", "when"},
 		"at_most":    {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
-		"no_loop_of": {"no_loop_of", "with", "new_input_on"},
+		"no_loop_of":   {"no_loop_of", "with", "new_input_on"},
+		"always_emits": {"always_emits", "with", "on", "when"},
 	}[kinds[0]]
 	for name, a := range content.Attributes {
 		if !slices.Contains(allowed, name) {
@@ -133,13 +142,20 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	case "always":
 		p.Kind = Always
 		p.alwaysExpr = content.Attributes["always"].Expr
-	case "never":
+	case "never", "always_emits":
 		p.Kind = Never
-		p.Effect, d = literalString(content.Attributes["never"].Expr, "never")
+		if kinds[0] == "always_emits" {
+			p.Kind = AlwaysEmits
+		}
+		p.Effect, d = literalString(content.Attributes[kinds[0]].Expr, kinds[0])
 		diags = append(diags, d...)
 		if a, ok := attr("on"); ok {
 			p.On, _, d = stringOrList(a.Expr, "an event name")
 			diags = append(diags, d...)
+		} else if p.Kind == AlwaysEmits {
+			// An obligation over every event would oblige events no rule
+			// handles; it names the events it is about.
+			diags = append(diags, errorAt(ptr(b.DefRange), "Missing on", "always_emits needs on = [EVENT…], the events that must yield the effect"))
 		}
 		if a, ok := attr("when"); ok {
 			p.whenExpr = a.Expr

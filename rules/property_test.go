@@ -29,6 +29,19 @@ func TestPropertyBlocks(t *testing.T) {
   on    = "turn_end"
   when  = "event.outcome == 'aborted' && state.request == 'none'"
 }`, ""},
+		{"obligation", `property "s" {
+  always_emits = "cancel_compaction"
+  on           = "before_compact"
+  when         = "event.enabled && state.request == 'none'"
+}`, ""},
+		{"obligation without its events", `property "s" {
+  always_emits = "cancel_compaction"
+}`, "Missing on"},
+		{"obligation with a count", `property "s" {
+  always_emits = "stop"
+  on           = "turn_end"
+  per          = "window"
+}`, "does not go with always_emits"},
 		{"at most per cycle", `property "s" {
   at_most       = 1
   of            = "inject"

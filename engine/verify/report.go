@@ -59,6 +59,9 @@ type Finding struct {
 	Trace []TraceStep `json:"trace,omitempty"`
 	// LoopStart, for a loop, is the index in Trace where the cycle starts.
 	LoopStart int `json:"loop_start,omitempty"`
+	// Loop marks a lasso: Trace goes round the cycle from LoopStart and
+	// ends with the cycle's first step repeated.
+	Loop bool `json:"loop,omitempty"`
 	// Assert is the test-file condition the property requires of the
 	// counterexample's last decision, when it has one.
 	Assert string `json:"assert,omitempty"`
@@ -201,8 +204,11 @@ func (f *Finding) RunBlock(policy string) string {
 	fmt.Fprintf(&b, "# verify %s: %s\n", policy, strings.ReplaceAll(f.Message, "\n", " "))
 	fmt.Fprintf(&b, "run %s {\n", strconv.Quote("verify: "+f.Name))
 	for i, s := range f.Trace {
-		if f.LoopStart > 0 && i == f.LoopStart {
+		if f.Loop && i == f.LoopStart {
 			b.WriteString("  # the cycle starts here and comes back to its start\n")
+		}
+		if f.Loop && i == len(f.Trace)-1 {
+			b.WriteString("  # the cycle's first event once more: it emits the effect again\n")
 		}
 		fmt.Fprintf(&b, "  event %s {\n", strconv.Quote(s.Event["event"].(string)))
 		for _, k := range orderedFacts(s.Event) {

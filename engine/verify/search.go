@@ -191,7 +191,7 @@ func (m *model) expand(i int, n *node) {
 				next.window = n.window + 1
 				s.newWindow = true
 			}
-			m.checkNever(i, n, in, &s)
+			m.checkEffects(i, n, in, &s)
 			next.counts = m.count(i, n, in, &s, next.window != n.window)
 			m.checkAlways(i, next, in, &s)
 			j := i
@@ -204,9 +204,9 @@ func (m *model) expand(i int, n *node) {
 	}
 }
 
-// noneAssert is a test-file condition: the last decision has no effect
-// the property is about.
-func noneAssert(pr *rules.Property) string {
+// effectCond is a test-file predicate on one effect: the effect the
+// property is about, with its arguments.
+func effectCond(pr *rules.Property) string {
 	cond := ".effect == '" + pr.Effect + "'"
 	for _, k := range slices.Sorted(maps.Keys(pr.With)) {
 		switch v := pr.With[k].(type) {
@@ -216,7 +216,30 @@ func noneAssert(pr *rules.Property) string {
 			cond += fmt.Sprintf(" && .%s == %v", k, v)
 		}
 	}
-	return "none(last.effects, " + cond + ")"
+	return cond
+}
+
+// noneAssert is a test-file condition: the last decision has no effect
+// the property is about.
+func noneAssert(pr *rules.Property) string {
+	return "none(last.effects, " + effectCond(pr) + ")"
+}
+
+// anyAssert: the last decision has the effect an obligation requires.
+func anyAssert(pr *rules.Property) string {
+	return "any(last.effects, " + effectCond(pr) + ")"
+}
+
+// effectText names the effect with its arguments, for messages.
+func effectText(pr *rules.Property) string {
+	if len(pr.With) == 0 {
+		return pr.Effect
+	}
+	var args []string
+	for _, k := range slices.Sorted(maps.Keys(pr.With)) {
+		args = append(args, fmt.Sprintf("%s = %v", k, pr.With[k]))
+	}
+	return pr.Effect + " { " + strings.Join(args, ", ") + " }"
 }
 
 // matches reports whether an effect is the one a property is about.
@@ -233,9 +256,14 @@ func matches(pr *rules.Property, e engine.Effect) bool {
 	return true
 }
 
-func (m *model) checkNever(i int, n *node, in instance, st *step) {
+// checkEffects checks the decision of event in against the never and
+// always_emits properties whose events and conditions it meets.
+func (m *model) checkEffects(i int, n *node, in instance, st *step) {
 	for _, pr := range m.props {
-		if pr.Kind != rules.Never || (len(pr.On) > 0 && !slices.Contains(pr.On, in.ev.Name())) {
+		if pr.Kind != rules.Never && pr.Kind != rules.AlwaysEmits {
+			continue
+		}
+		if len(pr.On) > 0 && !slices.Contains(pr.On, in.ev.Name()) {
 			continue
 		}
 		if pr.When != nil {
@@ -251,12 +279,14 @@ func (m *model) checkNever(i int, n *node, in instance, st *step) {
 				continue
 			}
 		}
-		for _, e := range st.effects {
-			if matches(pr, e) {
-				m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), e.Name), i, st)
-				m.found[pr.Name].Assert = noneAssert(pr)
-				break
-			}
+		emitted := slices.ContainsFunc(st.effects, func(e engine.Effect) bool { return matches(pr, e) })
+		switch {
+		case pr.Kind == rules.Never && emitted:
+			m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), pr.Effect), i, st)
+			m.found[pr.Name].Assert = noneAssert(pr)
+		case pr.Kind == rules.AlwaysEmits && !emitted:
+			m.report(pr.Name, KindProperty, fmt.Sprintf("%s does not yield %s", in.ev.Name(), effectText(pr)), i, st)
+			m.found[pr.Name].Assert = anyAssert(pr)
 		}
 	}
 }
@@ -323,7 +353,13 @@ func (m *model) checkAlways(i int, next *node, in instance, st *step) {
 			if st == nil {
 				msg += " (in the initial state)"
 			}
+			if _, seen := m.found[pr.Name]; seen {
+				continue
+			}
 			m.report(pr.Name, KindProperty, msg, i, st)
+			if f := m.found[pr.Name]; len(f.Trace) > 0 {
+				f.Assert = m.invariantAssert(pr.Always.Source, f.Trace[len(f.Trace)-1].Event)
+			}
 		}
 	}
 }
