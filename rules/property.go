@@ -126,9 +126,9 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 		return nil, append(diags, errorAt(ptr(b.DefRange), "Ambiguous property", "a property states one sentence: always = \"…\", never = \"EFFECT\", always_emits = \"EFFECT\" (with on), at_most = N (with of and per) or no_loop_of = \"EFFECT\""))
 	}
 	allowed := map[string][]string{
-		"always":     {"always"},
-		"never":      {"never", "with", "on", "when"},
-		"at_most":    {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
+		"always":       {"always"},
+		"never":        {"never", "with", "on", "when"},
+		"at_most":      {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
 		"no_loop_of":   {"no_loop_of", "with", "new_input_on"},
 		"always_emits": {"always_emits", "with", "on", "when"},
 	}[kinds[0]]

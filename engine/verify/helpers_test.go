@@ -61,7 +61,9 @@ func runFails(t *testing.T, p *rules.Policy, f *verify.Finding) {
 	if diags.HasErrors() {
 		t.Fatalf("%s: the run block does not parse:\n%s\n%s", f.Name, diags.Error(), src)
 	}
-	runner := testrun.New(func(*testfile.File, []rules.Override) (*rules.Policy, rules.Diagnostics) { return p, rules.Diagnostics{} })
+	runner := testrun.New(func(*testfile.File, []rules.Override) (*rules.Policy, rules.Diagnostics) {
+		return p, rules.Diagnostics{}
+	})
 	runner.RunFile(tf)
 	rep := runner.Report()
 	if rep.Failed() != 1 {
