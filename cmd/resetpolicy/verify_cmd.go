@@ -20,6 +20,7 @@ func newVerifyCmd(*viper.Viper) *cobra.Command {
 	var sets []string
 	var depth int
 	var asJSON bool
+	var lim verifyLimits
 	cmd := &cobra.Command{
 		Use:   "verify [POLICY...]",
 		Short: "Explore every reachable state of a policy and check its properties",
@@ -32,7 +33,13 @@ sampled); the host answers as the contract says (a committed reset opens a new
 window, the clock moves forward).
 
 A failure prints its shortest counterexample as eval input (one {"event": …}
-per line) and as a run block for a *.test.hcl file.
+per line) and as a run block for a *.test.hcl file, whose assert fails until
+the policy is fixed.
+
+The exploration is bounded by states, transitions, estimated memory held and
+time; one cut by any of them fails as incomplete, naming the bound (--depth
+is the author's bound: what it finds holds within it only, and says so). The
+result is for the param values in force, which it prints.
 
 With no arguments it verifies every built-in policy.
 Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
@@ -62,7 +69,11 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 				}
 				targets = append(targets, files...)
 			}
-			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, depth, asJSON)
+			if lim.states < 0 || lim.transitions < 0 || lim.memoryMiB < 0 || lim.timeout < 0 {
+				return usage("a verify bound is 0 (the default) or more")
+			}
+			lim.depth = depth
+			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, lim, asJSON)
 			if bad > 0 {
 				return failure("%d of %d policies failed verification", bad, len(targets))
 			}
@@ -72,12 +83,42 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	cmd.Flags().IntVar(&depth, "depth", 0, "bound the length of explored event sequences (0: explore until no new state)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per policy")
+	cmd.Flags().IntVar(&lim.states, "max-states", 0, fmt.Sprintf("stop as incomplete after this many states (0: %d)", verify.DefaultMaxStates))
+	cmd.Flags().IntVar(&lim.transitions, "max-transitions", 0, fmt.Sprintf("stop as incomplete after this many decisions (0: %d)", verify.DefaultMaxTransitions))
+	cmd.Flags().Int64Var(&lim.memoryMiB, "max-memory", 0, fmt.Sprintf("stop as incomplete when the states and moves held reach this many MiB, estimated (0: %d)", verify.DefaultMaxBytes>>20))
+	cmd.Flags().DurationVar(&lim.timeout, "timeout", defaultVerifyTimeout, "stop as incomplete after this long per policy")
+	cmd.Flags().BoolVar(&lim.allWarnings, "all-warnings", false, "for a policy that uses a built-in, also show the file-order warnings between the built-in's own rules")
 	return cmd
+}
+
+// defaultVerifyTimeout bounds one policy's exploration in time.
+const defaultVerifyTimeout = 2 * time.Minute
+
+// verifyLimits are verify's bounds as the flags give them.
+type verifyLimits struct {
+	depth, states, transitions int
+	memoryMiB                  int64
+	timeout                    time.Duration
+	allWarnings                bool
+}
+
+// options turns the limits into the checker's options; the clock is read
+// here, the checker reads none.
+func (l verifyLimits) options() verify.Options {
+	o := verify.Options{Depth: l.depth, MaxStates: l.states, MaxTransitions: l.transitions, MaxBytes: l.memoryMiB << 20, AllWarnings: l.allWarnings}
+	timeout := l.timeout
+	if timeout == 0 {
+		timeout = defaultVerifyTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	o.Stop = func() bool { return time.Now().After(deadline) }
+	o.TimeLimit = timeout.Seconds()
+	return o
 }
 
 // verifyTargets verifies each policy and prints the results; it returns
 // how many failed (to load or to verify).
-func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, depth int, asJSON bool) int {
+func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, lim verifyLimits, asJSON bool) int {
 	bad := 0
 	for _, t := range targets {
 		p, diags := loadPolicy(t, set)
@@ -87,7 +128,7 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			continue
 		}
 		start := time.Now()
-		r := verify.Check(p, verify.Options{Depth: depth})
+		r := verify.Check(p, lim.options())
 		elapsed := time.Since(start)
 		if !r.OK() {
 			bad++
@@ -144,7 +185,7 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 			continue // the runner reports it
 		}
 		start := time.Now()
-		r := verify.Check(p, verify.Options{})
+		r := verify.Check(p, verifyLimits{}.options())
 		r.WriteText(out)
 		fmt.Fprintf(out, "%s (for %s): verified in %.2fs\n", p.Name, in.name, time.Since(start).Seconds())
 		if !r.OK() {

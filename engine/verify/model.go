@@ -60,71 +60,6 @@ type shape struct {
 
 var windowID = regexp.MustCompile(`^w[0-9]+$`)
 
-// slotShape classifies the slots by how their expressions use them.
-func slotShape(p *rules.Policy) shape {
-	sh := shape{kinds: make([]slotKind, len(p.Slots)), caps: make([]float64, len(p.Slots))}
-	grown := map[string]bool{}
-	for _, r := range p.Plans {
-		for _, pg := range r.Groups {
-			for _, cr := range pg.Rules {
-				for _, s := range cr.Set {
-					if strings.Contains(s.Prog.Source, "state.") {
-						grown[s.Slot.Name] = true
-					}
-				}
-			}
-		}
-	}
-	ordered := map[string]float64{}
-	var srcs []string
-	for _, plan := range p.Plans {
-		for _, pg := range plan.Groups {
-			for _, cr := range pg.Rules {
-				srcs = append(srcs, ruleSources(cr)...)
-			}
-		}
-	}
-	for _, d := range p.Derived {
-		if d.Prog != nil {
-			srcs = append(srcs, d.Prog.Source)
-		}
-	}
-	cmp := regexp.MustCompile(`state\.([a-z_0-9]+)\s*(?:\+\s*[0-9]+\s*)?(?:<=|>=|<|>)\s*([0-9]+|param\.[a-z_0-9]+)`)
-	for _, src := range srcs {
-		for _, m := range cmp.FindAllStringSubmatch(src, -1) {
-			v := 0.0
-			if strings.HasPrefix(m[2], "param.") {
-				if x, ok := p.Param(strings.TrimPrefix(m[2], "param.")); ok {
-					t, pv := rules.ParamValue(x.Value)
-					if t.Numeric() {
-						v = pv.Num
-					}
-				}
-			} else {
-				v, _ = strconv.ParseFloat(m[2], 64)
-			}
-			ordered[m[1]] = max(ordered[m[1]], v)
-		}
-	}
-	for i, s := range p.Slots {
-		switch {
-		case s.IsEnum():
-			sh.kinds[i] = kindExact
-		case s.Type == lang.String:
-			sh.kinds[i] = kindWindow
-		case isTimeSlot(p, s):
-			sh.kinds[i] = kindTime
-		case s.Type == lang.Int && grown[s.Name]:
-			if c, ok := ordered[s.Name]; ok {
-				sh.kinds[i], sh.caps[i] = kindCounter, c+2
-			} else {
-				sh.kinds[i] = kindID
-			}
-		}
-	}
-	return sh
-}
-
 // isTimeSlot: a slot declared `type = time` (held as an int) or assigned
 // from the clock.
 func isTimeSlot(p *rules.Policy, s *rules.Slot) bool {
@@ -333,6 +268,7 @@ func (m *model) events(n *node) []instance {
 	}
 	if len(m.evCache) < 1<<12 {
 		m.evCache[ctx] = out
+		m.bytes += int64(len(out))*instanceBytes + int64(len(ctx))
 	}
 	return out
 }

@@ -34,6 +34,12 @@ func (m *model) checkOrder(i int, n *node, in instance, fired []string, st *step
 				continue
 			}
 			m.orderSeen[key] = true
+			if c := m.p.Composition; c != nil && !m.opts.AllWarnings && c.RuleOrigin(w.Rule) == rules.Inherited && c.RuleOrigin(cr.Rule) == rules.Inherited {
+				// The built-in's own order, known and tested with it: the
+				// author's findings come first.
+				m.hiddenWarnings++
+				continue
+			}
 			m.warnings = append(m.warnings, Finding{
 				Name: "order " + w.Rule.Name + " before " + cr.Rule.Name,
 				Kind: KindOrder,

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -12,20 +13,42 @@ import (
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
-// Options bound the exploration.
+// Options bound the exploration. Every bound but Depth makes a cut
+// exploration incomplete, which fails: a property checked on part of the
+// states proves nothing about the rest.
 type Options struct {
 	// Depth bounds the length of explored event sequences; 0: no bound.
 	Depth int
 	// MaxStates bounds the abstract states explored; 0: DefaultMaxStates.
 	MaxStates int
+	// MaxTransitions bounds the decisions explored; 0:
+	// DefaultMaxTransitions.
+	MaxTransitions int
+	// MaxBytes bounds the estimated bytes the exploration holds (states,
+	// their keys and values, the moves kept for counterexamples and loops,
+	// the event instances cached); 0: DefaultMaxBytes.
+	MaxBytes int64
+	// Stop, when set, is asked between states whether the time budget is
+	// spent (the caller owns the clock: the package reads none); TimeLimit
+	// is that budget in seconds, for the report.
+	Stop      func() bool
+	TimeLimit float64
+	// AllWarnings keeps, for a policy that uses a built-in, the file-order
+	// warnings between two of the built-in's own rules; by default only
+	// those involving a rule the file adds or replaces are reported.
+	AllWarnings bool
 	// Observe, when set, sees every transition explored: the slots before
 	// and after (by slot index; enum slots hold their value's index), the
 	// event's name and the rules that fired. The state graph uses it.
 	Observe func(from, to []lang.Value, event string, rules []string)
 }
 
-// DefaultMaxStates bounds an exploration whose depth is not bounded.
-const DefaultMaxStates = 200000
+// The default bounds.
+const (
+	DefaultMaxStates      = 200000
+	DefaultMaxTransitions = 20000000
+	DefaultMaxBytes       = 512 << 20
+)
 
 type model struct {
 	p          *rules.Policy
@@ -53,7 +76,12 @@ type model struct {
 	warnings    []Finding
 	opts        Options
 	bounded     bool
-	incomplete  bool // the state bound, not --depth, cut the exploration
+	incomplete  bool   // a bound other than --depth cut the exploration
+	bound       *Bound // the bound that cut it
+	bytes       int64  // estimated bytes held
+	// hiddenWarnings counts the built-in's own file-order warnings left
+	// out of a composed policy's report.
+	hiddenWarnings int
 }
 
 type edge struct {
@@ -67,6 +95,12 @@ type edge struct {
 func Check(p *rules.Policy, opts Options) *Result {
 	if opts.MaxStates == 0 {
 		opts.MaxStates = DefaultMaxStates
+	}
+	if opts.MaxTransitions == 0 {
+		opts.MaxTransitions = DefaultMaxTransitions
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
 	}
 	m := &model{p: p, eng: engine.New(p), evCache: map[string][]instance{}, props: p.Properties,
 		index: map[string]int{}, orderSeen: map[string]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
@@ -106,13 +140,16 @@ func Check(p *rules.Policy, opts Options) *Result {
 		m.checkAlways(0, root, in, nil)
 	}
 	for i := 0; i < len(m.nodes); i++ {
-		if len(m.index) >= opts.MaxStates {
-			m.bounded, m.incomplete = true, true
+		if b := m.overBound(i); b != nil {
+			m.bounded, m.incomplete, m.bound = true, true, b
 			break
 		}
 		n := m.nodes[i]
 		if opts.Depth > 0 && n.depth >= opts.Depth {
 			m.bounded = true
+			if m.bound == nil {
+				m.bound = &Bound{Kind: BoundDepth, Limit: float64(opts.Depth)}
+			}
 			continue
 		}
 		m.expand(i, n)
@@ -121,10 +158,43 @@ func Check(p *rules.Policy, opts Options) *Result {
 	return m.result()
 }
 
+// overBound names the bound the exploration has reached, if any, before
+// expanding node i.
+func (m *model) overBound(i int) *Bound {
+	switch {
+	case len(m.index) >= m.opts.MaxStates:
+		return &Bound{Kind: BoundStates, Limit: float64(m.opts.MaxStates)}
+	case m.transitions >= m.opts.MaxTransitions:
+		return &Bound{Kind: BoundTransitions, Limit: float64(m.opts.MaxTransitions)}
+	case m.bytes >= m.opts.MaxBytes:
+		return &Bound{Kind: BoundMemory, Limit: float64(m.opts.MaxBytes)}
+	case m.opts.Stop != nil && i%16 == 0 && m.opts.Stop():
+		return &Bound{Kind: BoundTime, Limit: m.opts.TimeLimit}
+	}
+	return nil
+}
+
+// Estimated sizes, for the memory bound: a node with its key and index
+// entry, a value, a kept move, an edge entry, a cached event instance.
+const (
+	nodeBytes     = int64(unsafe.Sizeof(node{})) + 64
+	valueBytes    = int64(unsafe.Sizeof(lang.Value{}))
+	stepBytes     = int64(unsafe.Sizeof(step{})) + 48
+	edgeBytes     = int64(unsafe.Sizeof(edge{})) + 64
+	instanceBytes = int64(unsafe.Sizeof(instance{})) + 256
+)
+
 func (m *model) add(n *node) (int, bool) {
 	k := m.key(n)
 	if i, ok := m.index[k]; ok {
 		return i, false
+	}
+	m.bytes += nodeBytes + 2*int64(len(k)) + int64(len(n.vals))*valueBytes + 8*int64(len(n.counts))
+	for _, v := range n.vals {
+		m.bytes += int64(len(v.Str))
+	}
+	if n.via != nil {
+		m.bytes += stepBytes + int64(len(n.via.event))*48
 	}
 	i := len(m.nodes)
 	m.index[k] = i
@@ -401,6 +471,7 @@ func (m *model) edge(i, j int, st *step, n *node, in *instance) {
 	}
 	prev, ok := m.edges[i][j]
 	if !ok {
+		m.bytes += edgeBytes + stepBytes + int64(len(cont))*2
 		m.edges[i][j] = edge{st: st, continues: cont, free: free}
 		return
 	}
@@ -438,7 +509,26 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 }
 
 func (m *model) result() *Result {
-	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Warnings: m.warnings}
+	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Bound: m.bound, Warnings: m.warnings, HiddenWarnings: m.hiddenWarnings}
+	if len(m.p.Params) > 0 {
+		r.Params = map[string]any{}
+		for _, x := range m.p.Params {
+			t, v := rules.ParamValue(x.Value)
+			r.Params[x.Name] = v.Interface(t)
+		}
+	}
+	// A cut exploration has not seen every state: a rule it did not see
+	// fire or a value it did not see held is a warning saying so, not a
+	// claim that it never happens.
+	notSeen := func(f Finding) {
+		if m.bounded {
+			f.Bounded = true
+			f.Message += fmt.Sprintf(" — in the %d states explored only: the exploration was cut at %s", len(m.nodes), m.bound)
+			r.Warnings = append(r.Warnings, f)
+			return
+		}
+		r.Findings = append(r.Findings, f)
+	}
 	for _, pr := range m.props {
 		if f, ok := m.found[pr.Name]; ok {
 			r.Findings = append(r.Findings, *f)
@@ -464,7 +554,11 @@ func (m *model) result() *Result {
 			r.Expected = append(r.Expected, "rule "+rule.Name+" never fires")
 			continue
 		}
-		r.Findings = append(r.Findings, Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: m.whyDead(rule)})
+		if m.bounded {
+			notSeen(Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: "rule " + rule.Name + " was not seen firing"})
+			continue
+		}
+		notSeen(Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: m.whyDead(rule)})
 	}
 	for si, s := range m.p.Slots {
 		if !s.IsEnum() {
@@ -479,7 +573,11 @@ func (m *model) result() *Result {
 				r.Expected = append(r.Expected, "slot "+s.Name+" never holds "+v)
 				continue
 			}
-			r.Findings = append(r.Findings, Finding{Name: "unreached " + name, Kind: KindUnreached, Message: fmt.Sprintf("no reachable state has %s = %q", s.Name, v)})
+			msg := fmt.Sprintf("no reachable state has %s = %q", s.Name, v)
+			if m.bounded {
+				msg = fmt.Sprintf("no state explored has %s = %q", s.Name, v)
+			}
+			notSeen(Finding{Name: "unreached " + name, Kind: KindUnreached, Message: msg})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.dom.how)) {

@@ -325,3 +325,66 @@ func TestStateLimitIsIncomplete(t *testing.T) {
 		t.Errorf("--depth 2: bounded %v, incomplete %v; want bounded by depth, not incomplete", d.Bounded, d.Incomplete)
 	}
 }
+
+// TestSlotShapes: the built-ins' grown ints and window strings keep their
+// abstractions (their explorations end), and a slot used in any other way
+// stays exact.
+func TestSlotShapes(t *testing.T) {
+	for _, name := range policies.Names() {
+		r := verify.Check(load(t, name), verify.Options{})
+		if r.Incomplete {
+			t.Errorf("%s: incomplete at %d states (%s)", name, r.States, r.Bound)
+		}
+	}
+}
+
+// A policy that uses a built-in: the built-in's own file-order warnings are
+// counted, not listed (AllWarnings lists them), the author's are listed,
+// and a dead rule of the author's names the earlier rule that shadows it.
+func TestComposedFindingsAreTheAuthors(t *testing.T) {
+	src := `use "wipe_memory" {}
+slot "mode" {
+  values = ["plain", "named"]
+}
+group "team" {
+  rule "any_tool_is_plain" {
+    on = "tool"
+    to = { mode = "plain" }
+  }
+  rule "named_tool" {
+    on   = "tool"
+    when = "event.name == 'notes'"
+    to   = { mode = "named" }
+  }
+}
+`
+	p, diags := rules.Load(rules.Source{Name: "team.hcl", Bytes: []byte(src)}, rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names))
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Name, "any_tool_is_plain before named_tool") {
+		t.Errorf("warnings: want the author's one only, got %+v", r.Warnings)
+	}
+	if r.HiddenWarnings < 10 {
+		t.Errorf("hidden built-in warnings: %d", r.HiddenWarnings)
+	}
+	all := verify.Check(p, verify.Options{AllWarnings: true})
+	if len(all.Warnings) != 1+r.HiddenWarnings {
+		t.Errorf("AllWarnings: %d warnings, want 1 + %d", len(all.Warnings), r.HiddenWarnings)
+	}
+	dead := false
+	for _, f := range r.Findings {
+		if f.Name == "dead rule named_tool" {
+			dead = strings.Contains(f.Message, "an earlier rule of group team fires first (any_tool_is_plain)")
+		}
+	}
+	if !dead {
+		t.Errorf("the dead rule is not named with its shadow: %+v", r.Findings)
+	}
+	var b strings.Builder
+	r.WriteText(&b)
+	if !strings.Contains(b.String(), "file-order warnings between the built-in's own rules not shown (--all-warnings shows them)") {
+		t.Errorf("the report does not say warnings were left out:\n%s", b.String())
+	}
+}
