@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -45,11 +47,26 @@ type domains struct {
 	// idFacts are int facts compared for equality with state (attempt):
 	// their values come from what the state holds.
 	idFacts map[string]bool
+	// dynamic lists, per int fact, the comparisons whose threshold moves
+	// with the state (a saved force limit moves the token threshold): the
+	// exploration finds their thresholds again in each state, from the
+	// values of the slots they read.
+	dynamic map[string][]dynCompare
+	ev      *evaluator
+	an      *analyzer
+	// dynCache holds the thresholds found, by fact and slot values.
+	dynCache map[string][]float64
+}
+
+type dynCompare struct {
+	c     *ast.BinaryNode
+	slots []int // indexes of the slots it reads
 }
 
 // exprInfo is what one expression source tells about facts.
 type exprInfo struct {
 	facts   []string // event.X read, including through derived values
+	states  []string // state.X read, including through derived values
 	compare []*ast.BinaryNode
 	strLits map[string][]string // fact -> string literals it is compared with
 	eqState map[string]bool     // facts compared with ==/!= against state
@@ -86,16 +103,29 @@ func (a *analyzer) info(src string) *exprInfo {
 			x.facts = append(x.facts, f)
 		}
 	}
+	seenState := map[string]bool{}
+	addState := func(s string) {
+		if !seenState[s] {
+			seenState[s] = true
+			x.states = append(x.states, s)
+		}
+	}
 	ast.Walk(&node, visitor(func(n ast.Node) {
 		switch n := n.(type) {
 		case *ast.MemberNode:
 			if f, ok := eventFact(n); ok {
 				addFact(f)
 			}
+			if s, ok := stateSlot(n); ok {
+				addState(s)
+			}
 		case *ast.IdentifierNode:
 			if d, ok := a.derived[n.Value]; ok {
 				for _, f := range d.facts {
 					addFact(f)
+				}
+				for _, s := range d.states {
+					addState(s)
 				}
 			}
 		case *ast.BinaryNode:
@@ -192,6 +222,7 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		}
 	}
 	dm := &domains{values: map[string][]any{}, perEvent: map[string][]any{}, how: map[string]string{}, read: map[string][]string{}, idFacts: map[string]bool{},
+		dynamic: map[string][]dynCompare{}, dynCache: map[string][]float64{}, an: a,
 		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
 	var all []*exprInfo
 	var always []string
@@ -256,6 +287,8 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		}
 	}
 	ev := newEvaluator(p, initial)
+	dm.ev = ev
+	initialState := ev.stateMap(initial)
 	// Common facts have one domain; an event's own facts one per event
 	// ("command.args"), since two events may give a name two types.
 	type target struct {
@@ -296,15 +329,29 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			found := map[float64]bool{float64(f.Default.(int64)): true}
 			for _, x := range all {
 				for _, c := range x.compare {
-					for _, v := range ev.thresholds(c, name, a) {
+					for _, v := range ev.thresholds(c, name, a, initialState) {
 						found[v] = true
+					}
+					if ci := a.info(c.String()); len(ci.states) > 0 && slices.Contains(ci.facts, name) {
+						dc := dynCompare{c: c}
+						for i, sl := range p.Slots {
+							if slices.Contains(ci.states, sl.Name) && !sl.IsEnum() {
+								dc.slots = append(dc.slots, i)
+							}
+						}
+						if len(dc.slots) > 0 && !slices.ContainsFunc(dm.dynamic[name], func(o dynCompare) bool { return o.c.String() == c.String() }) {
+							dm.dynamic[name] = append(dm.dynamic[name], dc)
+						}
 					}
 				}
 			}
 			vals = sortedNums(found)
 			how = "the default only: no guard compares it"
 			if len(found) > 1 {
-				how = "the default, and each side of every threshold it is compared with (params in force, other facts at their defaults)"
+				how = "the default, and each side of every threshold it is compared with (params in force, the other int facts at their default and declared values)"
+			}
+			if len(dm.dynamic[name]) > 0 {
+				how += "; thresholds that move with the state are found again in each state explored (values below: the initial state's)"
 			}
 		default:
 			vals, how = []any{nil}, "the default only (an object)"
@@ -327,6 +374,53 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		}
 	}
 	return dm, nil
+}
+
+// dynamicKey is the values of the slots fact's moving thresholds read.
+func (d *domains) dynamicKey(fact string, vals []lang.Value) string {
+	var b strings.Builder
+	b.WriteString(fact)
+	for _, dc := range d.dynamic[fact] {
+		for _, i := range dc.slots {
+			b.WriteByte('|')
+			b.WriteString(lang.FormatNum(vals[i].Num))
+			b.WriteString(vals[i].Str)
+		}
+	}
+	return b.String()
+}
+
+// withDynamic adds to base the thresholds of fact's moving comparisons in
+// the state vals.
+func (d *domains) withDynamic(fact string, base []any, vals []lang.Value) []any {
+	if len(d.dynamic[fact]) == 0 {
+		return base
+	}
+	key := d.dynamicKey(fact, vals)
+	extra, ok := d.dynCache[key]
+	if !ok {
+		state := d.ev.stateMap(vals)
+		for _, dc := range d.dynamic[fact] {
+			extra = append(extra, d.ev.thresholds(dc.c, fact, d.an, state)...)
+		}
+		if len(d.dynCache) < 1<<14 {
+			d.dynCache[key] = extra
+		}
+	}
+	set := map[float64]bool{}
+	for _, v := range base {
+		if f, ok := toFloat(v); ok {
+			set[f] = true
+		}
+	}
+	n := len(set)
+	for _, v := range extra {
+		set[v] = true
+	}
+	if len(set) == n {
+		return base
+	}
+	return sortedNums(set)
 }
 
 // domain returns the values fact takes on event.
@@ -376,31 +470,73 @@ func sortedNums(m map[float64]bool) []any {
 }
 
 // evaluator evaluates expression sources with expr-lang itself (not the
-// compiled closures), over a map environment: the facts at their defaults,
-// the initial state, the params in force, derived values computed in order.
+// compiled closures), over a map environment: the facts (at their
+// defaults unless given), a state, the params in force, derived values
+// computed in order. Programs are compiled once.
 type evaluator struct {
-	p       *rules.Policy
-	initial []lang.Value
+	p        *rules.Policy
+	initial  []lang.Value
+	params   map[string]any
+	defaults map[string]any
+	derived  []*vm.Program
+	progs    map[string]*vm.Program
+	// base are the values each int fact takes when another fact's
+	// threshold is searched: its default and the values a verify block
+	// declares for it (every declared context window, say).
+	base map[string][]float64
 }
 
 func newEvaluator(p *rules.Policy, initial []lang.Value) *evaluator {
-	return &evaluator{p: p, initial: initial}
-}
-
-func (e *evaluator) env(fact string, value float64) map[string]any {
-	facts := map[string]any{}
+	e := &evaluator{p: p, initial: initial, params: map[string]any{}, defaults: map[string]any{}, progs: map[string]*vm.Program{}, base: map[string][]float64{}}
 	for name, f := range factTypes() {
 		switch d := f.Default.(type) {
 		case int64:
-			facts[name] = int(d)
+			e.defaults[name] = int(d)
+			e.base[name] = []float64{float64(d)}
 		default:
-			facts[name] = d
+			e.defaults[name] = d
 		}
 	}
-	facts[fact] = int(value)
+	if v := p.Verify; v != nil {
+		for k, vals := range v.Domains {
+			if strings.Contains(k, ".") {
+				continue
+			}
+			for _, x := range vals {
+				if f, ok := toFloat(x); ok && !slices.Contains(e.base[k], f) {
+					e.base[k] = append(e.base[k], f)
+				}
+			}
+		}
+	}
+	for _, x := range p.Params {
+		t, v := rules.ParamValue(x.Value)
+		e.params[x.Name] = v.Interface(t)
+	}
+	for _, d := range p.Derived {
+		var prog *vm.Program
+		if d.Prog != nil {
+			prog, _ = expr.Compile(d.Prog.Source)
+		}
+		e.derived = append(e.derived, prog)
+	}
+	return e
+}
+
+func (e *evaluator) compile(src string) *vm.Program {
+	if prog, ok := e.progs[src]; ok {
+		return prog
+	}
+	prog, _ := expr.Compile(src)
+	e.progs[src] = prog
+	return prog
+}
+
+// stateMap is a state as expressions see it.
+func (e *evaluator) stateMap(vals []lang.Value) map[string]any {
 	state := map[string]any{}
 	for i, s := range e.p.Slots {
-		v := e.initial[i]
+		v := vals[i]
 		switch {
 		case s.IsEnum():
 			state[s.Name] = s.Enum[int(v.Num)]
@@ -410,14 +546,17 @@ func (e *evaluator) env(fact string, value float64) map[string]any {
 			state[s.Name] = v.Interface(s.Type)
 		}
 	}
-	params := map[string]any{}
-	for _, x := range e.p.Params {
-		_, v := rules.ParamValue(x.Value)
-		t, _ := rules.ParamValue(x.Value)
-		params[x.Name] = v.Interface(t)
+	return state
+}
+
+// env is the environment with the given int facts set.
+func (e *evaluator) env(state map[string]any, facts map[string]float64) map[string]any {
+	fs := maps.Clone(e.defaults)
+	for k, v := range facts {
+		fs[k] = int(v)
 	}
 	env := map[string]any{
-		"event": facts, "state": state, "param": params,
+		"event": fs, "state": state, "param": e.params,
 		"field": func(s string, i int) string {
 			fs := strings.Fields(s)
 			if i < 0 || i >= len(fs) {
@@ -427,24 +566,26 @@ func (e *evaluator) env(fact string, value float64) map[string]any {
 		},
 		"nfields": func(s string) int { return len(strings.Fields(s)) },
 	}
-	for _, d := range e.p.Derived {
-		if d.Prog == nil {
+	for i, d := range e.p.Derived {
+		if e.derived[i] == nil {
 			continue
 		}
-		v, err := expr.Eval(d.Prog.Source, env)
-		if err == nil {
+		if v, err := expr.Run(e.derived[i], env); err == nil {
 			env[d.Name] = v
 		}
 	}
 	return env
 }
 
-// thresholds finds where comparison c changes truth as fact moves, when
-// fact is the first numeric fact (in contract order) the comparison reads:
-// the values on each side of that point.
-func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer) []float64 {
+// thresholds finds where comparison c changes truth as fact moves: the
+// values on each side of each such point, for every combination of the
+// base values of the other int facts the comparison reads, in the given
+// state.
+func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer, state map[string]any) []float64 {
 	src := c.String()
 	x := a.info(src)
+	// The first int fact the comparison reads, in contract order (tokens
+	// before context_window), varies; the others take their base values.
 	var first string
 	for _, f := range contract.CommonFacts {
 		if f.Type == contract.Int && f.Name != factNow && slices.Contains(x.facts, f.Name) {
@@ -463,8 +604,44 @@ func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer) []fl
 	if first != fact {
 		return nil
 	}
+	prog := e.compile(src)
+	if prog == nil {
+		return nil
+	}
+	// The other int facts it reads, each over its base values.
+	var others []string
+	for _, f := range x.facts {
+		if t := factTypes()[f]; t.Type == contract.Int && f != fact && f != factNow {
+			others = append(others, f)
+		}
+	}
+	var out []float64
+	combo := map[string]float64{}
+	var each func(k int)
+	each = func(k int) {
+		if len(out) > 64 {
+			return
+		}
+		if k < len(others) {
+			for _, v := range e.base[others[k]] {
+				combo[others[k]] = v
+				each(k + 1)
+			}
+			return
+		}
+		out = append(out, e.crossing(c, prog, fact, combo, state)...)
+	}
+	each(0)
+	return out
+}
+
+// crossing finds, with the other facts at combo, where c changes truth as
+// fact goes from 0 to maxProbe.
+func (e *evaluator) crossing(c *ast.BinaryNode, prog *vm.Program, fact string, combo map[string]float64, state map[string]any) []float64 {
+	facts := maps.Clone(combo)
 	at := func(v float64) (bool, bool) {
-		out, err := expr.Eval(src, e.env(fact, v))
+		facts[fact] = v
+		out, err := expr.Run(prog, e.env(state, facts))
 		b, ok := out.(bool)
 		return b, err == nil && ok
 	}
@@ -476,11 +653,16 @@ func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer) []fl
 	if lo == hi {
 		// An equality holds at one point only: find it on the other side.
 		if c.Operator == "==" || c.Operator == "!=" {
+			facts[fact] = 0
 			for _, side := range []ast.Node{c.Left, c.Right} {
 				if _, isFact := eventFact(side); isFact {
 					continue
 				}
-				out, err := expr.Eval(side.String(), e.env(fact, 0))
+				sp := e.compile(side.String())
+				if sp == nil {
+					continue
+				}
+				out, err := expr.Run(sp, e.env(state, facts))
 				if err != nil {
 					continue
 				}

@@ -207,6 +207,9 @@ func (m *model) events(n *node) []instance {
 			enums.WriteByte(',')
 		}
 	}
+	for f := range m.dom.dynamic {
+		enums.WriteString(m.dom.dynamicKey(f, n.vals))
+	}
 	ctx := fmt.Sprint(n.window, n.now, ids, enums.String())
 	if evs, ok := m.evCache[ctx]; ok {
 		return evs
@@ -228,6 +231,9 @@ func (m *model) events(n *node) []instance {
 				}
 			default:
 				vals, _ := m.dom.domain(name, f)
+				if m.dom.how[name+"."+f] != declared && m.dom.how[f] != declared {
+					vals = m.dom.withDynamic(f, vals, n.vals)
+				}
 				if len(vals) == 0 {
 					vals = []any{nil}
 				}
