@@ -64,6 +64,8 @@ const (
 	BoundTransitions = "transitions"
 	BoundMemory      = "memory"
 	BoundTime        = "time"
+	// BoundFirstFailure: Options.FailFast stopped at the first failure.
+	BoundFirstFailure = "first_failure"
 )
 
 // Bound is the bound that cut an exploration: its kind and its value
@@ -86,6 +88,8 @@ func (b *Bound) String() string {
 		return fmt.Sprintf("the memory limit of %g MiB held (estimated)", b.Limit/(1<<20))
 	case BoundTime:
 		return fmt.Sprintf("the time limit of %g s", b.Limit)
+	case BoundFirstFailure:
+		return "the first failing property"
 	}
 	return b.Kind
 }

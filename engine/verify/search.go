@@ -33,6 +33,10 @@ type Options struct {
 	// is that budget in seconds, for the report.
 	Stop      func() bool
 	TimeLimit float64
+	// FailFast stops the exploration at the first property that fails
+	// (breadth-first, so its counterexample is still a shortest one); the
+	// result is then bounded and says nothing of the other properties.
+	FailFast bool
 	// AllWarnings keeps, for a policy that uses a built-in, the file-order
 	// warnings between two of the built-in's own rules; by default only
 	// those involving a rule the file adds or replaces are reported.
@@ -140,6 +144,10 @@ func Check(p *rules.Policy, opts Options) *Result {
 		m.checkAlways(0, root, in, nil)
 	}
 	for i := 0; i < len(m.nodes); i++ {
+		if opts.FailFast && len(m.order) > 0 {
+			m.bounded, m.bound = true, &Bound{Kind: BoundFirstFailure, Limit: 1}
+			break
+		}
 		if b := m.overBound(i); b != nil {
 			m.bounded, m.incomplete, m.bound = true, true, b
 			break
