@@ -225,6 +225,10 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		dynamic: map[string][]dynCompare{}, dynCache: map[string][]float64{}, an: a,
 		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
 	var all []*exprInfo
+	// byEvent holds the expressions evaluated on each event: an event's
+	// own string fact is tried with the literals compared on that event
+	// only (a tool name is not tried as a command name).
+	byEvent := map[string][]*exprInfo{}
 	var always []string
 	for _, pr := range p.Properties {
 		if pr.Always != nil {
@@ -239,6 +243,7 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 				for _, src := range ruleSources(cr) {
 					x := a.info(src)
 					all = append(all, x)
+					byEvent[plan.Event.Name] = append(byEvent[plan.Event.Name], x)
 					for _, f := range x.facts {
 						read[f], rf[f] = true, true
 					}
@@ -256,6 +261,7 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 					if name == "" || name == plan.Event.Name {
 						x := a.info(w.Source)
 						all = append(all, x)
+						byEvent[plan.Event.Name] = append(byEvent[plan.Event.Name], x)
 						for _, f := range x.facts {
 							pf[f] = true
 						}
@@ -280,6 +286,22 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 	}
 	for _, x := range a.derived {
 		all = append(all, x)
+	}
+	// Each expression once (a source shared by many rules is one).
+	seenInfo := map[*exprInfo]bool{}
+	all = slices.DeleteFunc(all, func(x *exprInfo) bool {
+		dup := seenInfo[x]
+		seenInfo[x] = true
+		return dup
+	})
+	var shared []*exprInfo // derived values and invariants: read on any event
+	for _, x := range a.derived {
+		shared = append(shared, x)
+	}
+	for _, pr := range p.Properties {
+		if pr.Always != nil {
+			shared = append(shared, a.info(pr.Always.Source))
+		}
 	}
 	for _, x := range all {
 		for f := range x.eqState {
@@ -319,7 +341,11 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			vals, how = toAny(f.Enum), "every value the contract allows"
 		case f.Type == contract.String:
 			lits := []string{fmt.Sprint(f.Default)}
-			for _, x := range all {
+			from := all
+			if ev, own := strings.CutSuffix(t.key, "."+name); own {
+				from = append(slices.Clone(byEvent[ev]), shared...)
+			}
+			for _, x := range from {
 				lits = append(lits, x.strLits[name]...)
 			}
 			vals, how = toAny(uniqSorted(lits)), "the default and the literals it is compared with"

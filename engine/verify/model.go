@@ -197,27 +197,51 @@ func (m *model) deadlines(n *node) []int64 {
 }
 
 // events builds every event the host may send from n: per event kind the
-// policy handles, the product of the domains of the facts it reads.
-func (m *model) events(n *node) []instance {
+// policy handles, the product of the domains of the facts it reads. The
+// instances of one kind are cached by what they depend on — the window,
+// the clock, the ids the state holds, the facts read and their moving
+// thresholds — so states that differ elsewhere share them.
+func (m *model) events(n *node) [][]instance {
 	ids := m.ids(n)
-	var enums strings.Builder
-	for i, s := range m.p.Slots {
-		if s.IsEnum() {
-			enums.WriteString(lang.FormatNum(n.vals[i].Num))
-			enums.WriteByte(',')
-		}
-	}
-	for f := range m.dom.dynamic {
-		enums.WriteString(m.dom.dynamicKey(f, n.vals))
-	}
-	ctx := fmt.Sprint(n.window, n.now, ids, enums.String())
-	if evs, ok := m.evCache[ctx]; ok {
-		return evs
-	}
-	var out []instance
+	base := fmt.Sprint(n.window, "|", n.now, "|", ids, "|")
+	out := make([][]instance, 0, len(m.eventNames))
 	for _, name := range m.eventNames {
-		def, _ := contract.LookupEvent(name)
 		read := m.readFor(name, n)
+		var key strings.Builder
+		key.WriteString(name)
+		key.WriteByte('|')
+		key.WriteString(base)
+		for _, f := range read {
+			key.WriteString(f)
+			key.WriteByte(',')
+			if len(m.dom.dynamic[f]) > 0 {
+				key.WriteString(m.dom.dynamicKey(f, n.vals))
+			}
+		}
+		ctx := key.String()
+		evs, ok := m.evCache[ctx]
+		if !ok {
+			evs = m.build(name, read, n, ids)
+			if m.cacheBytes < m.opts.MaxBytes/4 {
+				m.evCache[ctx] = evs
+				b := int64(len(ctx))
+				for _, in := range evs {
+					b += instanceBytes + int64(len(in.frame))*valueBytes + 64*int64(len(in.facts))
+				}
+				m.cacheBytes += b
+				m.bytes += b
+			}
+		}
+		out = append(out, evs)
+	}
+	return out
+}
+
+// build makes the instances of one event kind from n.
+func (m *model) build(name string, read []string, n *node, ids []any) []instance {
+	var out []instance
+	def, _ := contract.LookupEvent(name)
+	{
 		var axes [][]any
 		for _, f := range read {
 			switch {
@@ -272,10 +296,6 @@ func (m *model) events(n *node) []instance {
 			}
 		}
 	}
-	if len(m.evCache) < 1<<12 {
-		m.evCache[ctx] = out
-		m.bytes += int64(len(out))*instanceBytes + int64(len(ctx))
-	}
 	return out
 }
 
@@ -324,16 +344,7 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 	if err != nil {
 		return instance{}, err
 	}
-	in := instance{ev: ev, facts: facts}
-	for _, f := range def.AllFacts() {
-		x, _ := ev.Fact(f.Name)
-		v, _ := lang.FromInterface(rules.LangType(f.Type), x)
-		if len(f.Enum) > 0 {
-			v, _ = lang.EnumValue(f.Enum, v.Str)
-		}
-		in.frame = append(in.frame, v)
-	}
-	return in, nil
+	return instance{ev: ev, facts: facts, frame: ev.Facts()}, nil
 }
 
 // defaults holds each event's facts' contract defaults.

@@ -76,13 +76,18 @@ type model struct {
 	order       []string
 	transitions int
 	buf         []lang.Value
-	orderSeen   map[string]bool
-	warnings    []Finding
-	opts        Options
-	bounded     bool
-	incomplete  bool   // a bound other than --depth cut the exploration
-	bound       *Bound // the bound that cut it
-	bytes       int64  // estimated bytes held
+	frame       lang.Frame // for property conditions and guards
+	orderSeen   map[[2]*rules.CompiledRule]bool
+	orderIdx    map[*rules.CompiledRule]*orderCands
+	// ruleAt maps, per group of a plan, each rule's name to its index.
+	ruleAt     map[*rules.PlanGroup]map[string]int
+	warnings   []Finding
+	opts       Options
+	bounded    bool
+	incomplete bool   // a bound other than --depth cut the exploration
+	bound      *Bound // the bound that cut it
+	bytes      int64  // estimated bytes held
+	cacheBytes int64  // of which the event instances cached
 	// hiddenWarnings counts the built-in's own file-order warnings left
 	// out of a composed policy's report.
 	hiddenWarnings int
@@ -107,8 +112,20 @@ func Check(p *rules.Policy, opts Options) *Result {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	m := &model{p: p, eng: engine.New(p), evCache: map[string][]instance{}, props: p.Properties,
-		index: map[string]int{}, orderSeen: map[string]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
+		index: map[string]int{}, orderSeen: map[[2]*rules.CompiledRule]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
 	m.opts = opts
+	m.orderIdx, m.ruleAt = map[*rules.CompiledRule]*orderCands{}, map[*rules.PlanGroup]map[string]int{}
+	for _, plan := range p.Plans {
+		for gi := range plan.Groups {
+			pg := &plan.Groups[gi]
+			at := map[string]int{}
+			for ri, cr := range pg.Rules {
+				at[cr.Rule.Name] = ri
+			}
+			m.ruleAt[pg] = at
+		}
+	}
+	m.frame.Memo = make([]lang.Memo, len(p.Derived))
 	m.sess = m.eng.NewSession()
 	initial := m.sess.Values(nil)
 	m.dom, _ = deriveDomains(p, initial)
@@ -222,62 +239,64 @@ func (m *model) expand(i int, n *node) {
 		j, _ := m.add(next)
 		m.edge(i, j, next.via, n, nil)
 	}
-	for _, in := range m.events(n) {
-		m.sess.SetValues(n.vals)
-		d, err := m.sess.Decide(in.ev)
-		m.transitions++
-		st := &step{event: in.facts, now: n.now, idBase: m.maxID(n)}
-		if err != nil {
-			m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
-			continue
-		}
-		// The decision's slices are the session's buffers: read them only
-		// until the next Decide (a trace replays the events instead).
-		st.rules, st.effects = d.Rules, d.Effects
-		for _, r := range d.Rules {
-			m.fired[r] = true
-		}
-		m.checkOrder(i, n, in, st.rules, st)
-		m.buf = m.sess.Values(m.buf[:0])
-		post, changed := n.vals, !slices.Equal(m.buf, n.vals)
-		if changed {
-			post = slices.Clone(m.buf)
-		}
-		if m.opts.Observe != nil {
-			m.opts.Observe(n.vals, post, in.ev.Name(), st.rules)
-		}
-		resets := false
-		for _, e := range d.Effects {
-			if e.Name == "commit_reset" || e.Name == "provide_reset" {
-				resets = true
+	for _, evs := range m.events(n) {
+		for _, in := range evs {
+			m.sess.SetValues(n.vals)
+			d, err := m.sess.Decide(in.ev)
+			m.transitions++
+			st := &step{event: in.facts, now: n.now, idBase: m.maxID(n)}
+			if err != nil {
+				m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
+				continue
 			}
-		}
-		name := in.ev.Name()
-		reason, _ := in.ev.Fact("reason")
-		newSession := name == "session_start" && reason != "startup" && reason != "reload"
-		// The host's answers: a reset it carries out opens a new window; it
-		// may also fail to build the boundary and stay where it is.
-		outcomes := []bool{false}
-		if resets {
-			outcomes = []bool{false, true}
-		}
-		for _, failed := range outcomes {
-			s := *st
-			s.failed = failed
-			next := &node{vals: post, window: n.window, now: n.now, parent: i, via: &s, depth: n.depth + 1}
-			if (resets && !failed) || newSession {
-				next.window = n.window + 1
-				s.newWindow = true
+			// The decision's slices are the session's buffers: read them only
+			// until the next Decide (a trace replays the events instead).
+			st.rules, st.effects = d.Rules, d.Effects
+			for _, r := range d.Rules {
+				m.fired[r] = true
 			}
-			m.checkEffects(i, n, in, &s)
-			next.counts = m.count(i, n, in, &s, next.window != n.window)
-			m.checkAlways(i, next, in, &s)
-			j := i
-			if changed || next.window != n.window || !slices.Equal(next.counts, n.counts) {
-				j, _ = m.add(next)
+			m.checkOrder(i, n, in, st.rules, st)
+			m.buf = m.sess.Values(m.buf[:0])
+			post, changed := n.vals, !slices.Equal(m.buf, n.vals)
+			if changed {
+				post = slices.Clone(m.buf)
 			}
-			m.edge(i, j, &s, n, &in)
-			s.rules, s.effects = nil, nil
+			if m.opts.Observe != nil {
+				m.opts.Observe(n.vals, post, in.ev.Name(), st.rules)
+			}
+			resets := false
+			for _, e := range d.Effects {
+				if e.Name == "commit_reset" || e.Name == "provide_reset" {
+					resets = true
+				}
+			}
+			name := in.ev.Name()
+			reason, _ := in.ev.Fact("reason")
+			newSession := name == "session_start" && reason != "startup" && reason != "reload"
+			// The host's answers: a reset it carries out opens a new window; it
+			// may also fail to build the boundary and stay where it is.
+			outcomes := []bool{false}
+			if resets {
+				outcomes = []bool{false, true}
+			}
+			for _, failed := range outcomes {
+				s := *st
+				s.failed = failed
+				next := &node{vals: post, window: n.window, now: n.now, parent: i, via: &s, depth: n.depth + 1}
+				if (resets && !failed) || newSession {
+					next.window = n.window + 1
+					s.newWindow = true
+				}
+				m.checkEffects(i, n, in, &s)
+				next.counts = m.count(i, n, in, &s, next.window != n.window)
+				m.checkAlways(i, next, in, &s)
+				j := i
+				if changed || next.window != n.window || !slices.Equal(next.counts, n.counts) {
+					j, _ = m.add(next)
+				}
+				m.edge(i, j, &s, n, &in)
+				s.rules, s.effects = nil, nil
+			}
 		}
 	}
 }
@@ -352,8 +371,7 @@ func (m *model) checkEffects(i int, n *node, in instance, st *step) {
 			if w == nil {
 				continue
 			}
-			f := lang.Frame{Event: in.frame, State: n.vals}
-			if !w.B(&f) || f.Err != nil {
+			if !m.holds(w, in.frame, n.vals) {
 				continue
 			}
 		}
@@ -399,12 +417,19 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 }
 
 func (m *model) endsCycle(pr *rules.Property, n *node, in instance) bool {
-	return eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
+	return m.eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
+}
+
+// holds evaluates a condition on an event's facts and a state, in the
+// model's one frame (no allocation per evaluation).
+func (m *model) holds(w *lang.Program, event, state []lang.Value) bool {
+	m.frame.Begin(event, state)
+	return w.B(&m.frame) && m.frame.Err == nil
 }
 
 // eventHolds: the event is one of names and its condition, if any, holds
 // on the state before it.
-func eventHolds(names []string, conds map[string]*lang.Program, n *node, in instance) bool {
+func (m *model) eventHolds(names []string, conds map[string]*lang.Program, n *node, in instance) bool {
 	if !slices.Contains(names, in.ev.Name()) {
 		return false
 	}
@@ -412,8 +437,7 @@ func eventHolds(names []string, conds map[string]*lang.Program, n *node, in inst
 	if w == nil {
 		return true
 	}
-	f := lang.Frame{Event: in.frame, State: n.vals}
-	return w.B(&f) && f.Err == nil
+	return m.holds(w, in.frame, n.vals)
 }
 
 func (m *model) checkAlways(i int, next *node, in instance, st *step) {
@@ -421,12 +445,12 @@ func (m *model) checkAlways(i int, next *node, in instance, st *step) {
 		if pr.Kind != rules.Always || pr.Always == nil {
 			continue
 		}
-		f := lang.Frame{Event: in.frame[:len(contract.CommonFacts)], State: next.vals}
-		ok := pr.Always.B(&f)
-		if f.Err != nil || !ok {
+		m.frame.Begin(in.frame[:len(contract.CommonFacts)], next.vals)
+		ok := pr.Always.B(&m.frame)
+		if err := m.frame.Err; err != nil || !ok {
 			msg := "the invariant is false after the event"
-			if f.Err != nil {
-				msg = "the invariant cannot be evaluated: " + f.Err.Error()
+			if err != nil {
+				msg = "the invariant cannot be evaluated: " + err.Error()
 			}
 			if st == nil {
 				msg += " (in the initial state)"
@@ -443,14 +467,14 @@ func (m *model) checkAlways(i int, next *node, in instance, st *step) {
 }
 
 // isInput: an event that brings new input ends a no_loop cycle.
-func isInput(pr *rules.Property, n *node, in *instance) bool {
+func (m *model) isInput(pr *rules.Property, n *node, in *instance) bool {
 	if in == nil {
 		return false // the clock moved
 	}
 	if ui, _ := in.facts["user_input"].(bool); ui && in.ev.Name() == "request" {
 		return true
 	}
-	return eventHolds(pr.InputEvents, pr.InputWhen, n, *in)
+	return m.eventHolds(pr.InputEvents, pr.InputWhen, n, *in)
 }
 
 // edge records a transition between abstract states for the no_loop
@@ -461,7 +485,7 @@ func (m *model) edge(i, j int, st *step, n *node, in *instance) {
 	any := false
 	for _, pr := range m.props {
 		c, f := false, false
-		if pr.Kind == rules.NoLoop && !isInput(pr, n, in) {
+		if pr.Kind == rules.NoLoop && !m.isInput(pr, n, in) {
 			any, f = true, true
 			for _, e := range st.effects {
 				if matches(pr, e) {
@@ -624,7 +648,7 @@ func (m *model) whyDead(rule *rules.Rule) string {
 		if i > 20000 {
 			break
 		}
-		for _, in := range m.events(n) {
+		for _, in := range slices.Concat(m.events(n)...) {
 			if !slices.Contains(rule.On, in.ev.Name()) {
 				continue
 			}
