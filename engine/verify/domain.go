@@ -55,7 +55,20 @@ type domains struct {
 	ev      *evaluator
 	an      *analyzer
 	// dynCache holds the thresholds found, by fact and slot values.
-	dynCache map[string][]float64
+	dynCache map[string]*dynEntry
+	// cond holds, per int fact, the thresholds that hold for one
+	// combination of other facts only, and free those that hold for every
+	// event (and the default): an event is tried with a value of the fact
+	// only where it is interesting for that event's other facts.
+	cond map[string][]condDomain
+	free map[string]map[float64]bool
+}
+
+// dynEntry is the moving thresholds of a fact in one state.
+type dynEntry struct {
+	free map[float64]bool
+	cond []condDomain
+	all  []float64
 }
 
 type dynCompare struct {
@@ -222,7 +235,7 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		}
 	}
 	dm := &domains{values: map[string][]any{}, perEvent: map[string][]any{}, how: map[string]string{}, read: map[string][]string{}, idFacts: map[string]bool{},
-		dynamic: map[string][]dynCompare{}, dynCache: map[string][]float64{}, an: a,
+		dynamic: map[string][]dynCompare{}, dynCache: map[string]*dynEntry{}, an: a, cond: map[string][]condDomain{}, free: map[string]map[float64]bool{},
 		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
 	var all []*exprInfo
 	// byEvent holds the expressions evaluated on each event: an event's
@@ -355,8 +368,23 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			found := map[float64]bool{float64(f.Default.(int64)): true}
 			for _, x := range all {
 				for _, c := range x.compare {
-					for _, v := range ev.thresholds(c, name, a, initialState) {
-						found[v] = true
+					cd, ok := ev.thresholdsBy(c, name, a, initialState)
+					if ok {
+						for _, vs := range cd.by {
+							for _, v := range vs {
+								found[v] = true
+							}
+						}
+						if len(cd.others) > 0 {
+							dm.cond[name] = append(dm.cond[name], cd)
+						} else {
+							if dm.free[name] == nil {
+								dm.free[name] = map[float64]bool{}
+							}
+							for _, v := range cd.by[""] {
+								dm.free[name][v] = true
+							}
+						}
 					}
 					if ci := a.info(c.String()); len(ci.states) > 0 && slices.Contains(ci.facts, name) {
 						dc := dynCompare{c: c}
@@ -371,6 +399,10 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 					}
 				}
 			}
+			if dm.free[name] == nil {
+				dm.free[name] = map[float64]bool{}
+			}
+			dm.free[name][float64(f.Default.(int64))] = true
 			vals = sortedNums(found)
 			how = "the default only: no guard compares it"
 			if len(found) > 1 {
@@ -416,23 +448,44 @@ func (d *domains) dynamicKey(fact string, vals []lang.Value) string {
 	return b.String()
 }
 
+// dyn finds (once per slot values) the thresholds of fact's moving
+// comparisons in the state vals.
+func (d *domains) dyn(fact string, vals []lang.Value) *dynEntry {
+	key := d.dynamicKey(fact, vals)
+	if e, ok := d.dynCache[key]; ok {
+		return e
+	}
+	e := &dynEntry{free: map[float64]bool{}}
+	state := d.ev.stateMap(vals)
+	for _, dc := range d.dynamic[fact] {
+		cd, ok := d.ev.thresholdsBy(dc.c, fact, d.an, state)
+		if !ok {
+			continue
+		}
+		for _, vs := range cd.by {
+			e.all = append(e.all, vs...)
+		}
+		if len(cd.others) > 0 {
+			e.cond = append(e.cond, cd)
+		} else {
+			for _, v := range cd.by[""] {
+				e.free[v] = true
+			}
+		}
+	}
+	if len(d.dynCache) < 1<<14 {
+		d.dynCache[key] = e
+	}
+	return e
+}
+
 // withDynamic adds to base the thresholds of fact's moving comparisons in
 // the state vals.
 func (d *domains) withDynamic(fact string, base []any, vals []lang.Value) []any {
 	if len(d.dynamic[fact]) == 0 {
 		return base
 	}
-	key := d.dynamicKey(fact, vals)
-	extra, ok := d.dynCache[key]
-	if !ok {
-		state := d.ev.stateMap(vals)
-		for _, dc := range d.dynamic[fact] {
-			extra = append(extra, d.ev.thresholds(dc.c, fact, d.an, state)...)
-		}
-		if len(d.dynCache) < 1<<14 {
-			d.dynCache[key] = extra
-		}
-	}
+	extra := d.dyn(fact, vals).all
 	set := map[float64]bool{}
 	for _, v := range base {
 		if f, ok := toFloat(v); ok {
@@ -447,6 +500,32 @@ func (d *domains) withDynamic(fact string, base []any, vals []lang.Value) []any 
 		return base
 	}
 	return sortedNums(set)
+}
+
+// interesting reports whether value v of int fact is worth trying on an
+// event whose other facts are given by value: it is a threshold for every
+// event, or for this event's combination of the facts a comparison reads.
+func (d *domains) interesting(fact string, v float64, value func(string) float64, vals []lang.Value) bool {
+	if len(d.cond[fact]) == 0 && len(d.dynamic[fact]) == 0 {
+		return true
+	}
+	if d.free[fact][v] {
+		return true
+	}
+	conds := d.cond[fact]
+	if len(d.dynamic[fact]) > 0 {
+		e := d.dyn(fact, vals)
+		if e.free[v] {
+			return true
+		}
+		conds = append(slices.Clip(conds), e.cond...)
+	}
+	for _, cd := range conds {
+		if slices.Contains(cd.by[comboKey(cd.others, value)], v) {
+			return true
+		}
+	}
+	return false
 }
 
 // domain returns the values fact takes on event.
@@ -608,6 +687,38 @@ func (e *evaluator) env(state map[string]any, facts map[string]float64) map[stri
 // base values of the other int facts the comparison reads, in the given
 // state.
 func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer, state map[string]any) []float64 {
+	cd, ok := e.thresholdsBy(c, fact, a, state)
+	if !ok {
+		return nil
+	}
+	var out []float64
+	for _, k := range slices.Sorted(maps.Keys(cd.by)) {
+		out = append(out, cd.by[k]...)
+	}
+	return out
+}
+
+// condDomain holds the thresholds of one comparison for each combination
+// of the other int facts it reads that take several values (each declared
+// context window): a token count that is a threshold at one window is not
+// tried at another.
+type condDomain struct {
+	others []string
+	by     map[string][]float64 // comboKey -> values on each side
+}
+
+// comboKey names the values of facts in one combination.
+func comboKey(others []string, value func(string) float64) string {
+	var b strings.Builder
+	for _, f := range others {
+		b.WriteString(lang.FormatNum(value(f)))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// thresholdsBy is thresholds, per combination of the other facts.
+func (e *evaluator) thresholdsBy(c *ast.BinaryNode, fact string, a *analyzer, state map[string]any) (condDomain, bool) {
 	src := c.String()
 	x := a.info(src)
 	// The first int fact the comparison reads, in contract order (tokens
@@ -628,24 +739,28 @@ func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer, stat
 		}
 	}
 	if first != fact {
-		return nil
+		return condDomain{}, false
 	}
 	prog := e.compile(src)
 	if prog == nil {
-		return nil
+		return condDomain{}, false
 	}
 	// The other int facts it reads, each over its base values.
-	var others []string
+	var others, varying []string
 	for _, f := range x.facts {
 		if t := factTypes()[f]; t.Type == contract.Int && f != fact && f != factNow {
 			others = append(others, f)
+			if len(e.base[f]) > 1 {
+				varying = append(varying, f)
+			}
 		}
 	}
-	var out []float64
+	cd := condDomain{others: varying, by: map[string][]float64{}}
 	combo := map[string]float64{}
+	n := 0
 	var each func(k int)
 	each = func(k int) {
-		if len(out) > 64 {
+		if n > 64 {
 			return
 		}
 		if k < len(others) {
@@ -655,10 +770,12 @@ func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer, stat
 			}
 			return
 		}
-		out = append(out, e.crossing(c, prog, fact, combo, state)...)
+		n++
+		key := comboKey(varying, func(f string) float64 { return combo[f] })
+		cd.by[key] = append(cd.by[key], e.crossing(c, prog, fact, combo, state)...)
 	}
 	each(0)
-	return out
+	return cd, true
 }
 
 // crossing finds, with the other facts at combo, where c changes truth as

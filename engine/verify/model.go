@@ -280,6 +280,9 @@ func (m *model) build(name string, read []string, n *node, ids []any) []instance
 			}
 			if !consistent(facts) {
 				// not an event a host sends
+			} else if !m.interesting(def, read, facts, n) {
+				// a threshold of another window, say: no guard tells it
+				// from its neighbours here
 			} else if in, err := instanceOf(def, facts); err == nil {
 				out = append(out, in)
 			}
@@ -297,6 +300,31 @@ func (m *model) build(name string, read []string, n *node, ids []any) []instance
 		}
 	}
 	return out
+}
+
+// interesting: every int fact of the event takes a value that is a
+// threshold for this event's other facts.
+func (m *model) interesting(def *contract.Event, read []string, facts map[string]any, n *node) bool {
+	value := func(f string) float64 {
+		if v, ok := facts[f]; ok {
+			x, _ := toFloat(v)
+			return x
+		}
+		x, _ := toFloat(defaults[def.Name][f])
+		return x
+	}
+	for _, f := range read {
+		if m.dom.idFacts[f] || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
+			continue
+		}
+		if _, isNum := toFloat(defaults[def.Name][f]); !isNum {
+			continue
+		}
+		if !m.dom.interesting(f, value(f), value, n.vals) {
+			return false
+		}
+	}
+	return true
 }
 
 // readFor lists, in contract order, the facts an event reads in node n:

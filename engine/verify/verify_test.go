@@ -326,18 +326,6 @@ func TestStateLimitIsIncomplete(t *testing.T) {
 	}
 }
 
-// TestSlotShapes: the built-ins' grown ints and window strings keep their
-// abstractions (their explorations end), and a slot used in any other way
-// stays exact.
-func TestSlotShapes(t *testing.T) {
-	for _, name := range policies.Names() {
-		r := verify.Check(load(t, name), verify.Options{})
-		if r.Incomplete {
-			t.Errorf("%s: incomplete at %d states (%s)", name, r.States, r.Bound)
-		}
-	}
-}
-
 // A policy that uses a built-in: the built-in's own file-order warnings are
 // counted, not listed (AllWarnings lists them), the author's are listed,
 // and a dead rule of the author's names the earlier rule that shadows it.
