@@ -85,3 +85,36 @@ func TestTestVerify(t *testing.T) {
 		t.Errorf("test --verify output:\n%s", out)
 	}
 }
+
+// A run cut by a bound fails as incomplete and names the bound, in text and
+// in JSON; --depth is the author's bound and every line says so.
+func TestVerifyBounds(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "--json", "--max-states", "5", "wipe_memory")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (incomplete)\n%s", code, out)
+	}
+	var r struct {
+		Incomplete bool `json:"incomplete"`
+		Bound      struct {
+			Kind  string  `json:"kind"`
+			Limit float64 `json:"limit"`
+		} `json:"bound"`
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !r.Incomplete || r.Bound.Kind != "states" || r.Bound.Limit != 5 || r.Params["warning_runway"] != 12288.0 {
+		t.Errorf("result: %+v", r)
+	}
+	out, _, code = runCLI(t, "", "verify", "--depth", "2", "new_context")
+	if code != 0 {
+		t.Fatalf("--depth 2: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "ok    new_context") || !strings.Contains(out, "bound new_context: at most one attempt in flight (no violation within --depth 2") {
+		t.Errorf("a depth-bounded run does not say it is bounded:\n%s", out)
+	}
+	if _, _, code := runCLI(t, "", "verify", "--max-states", "-1", "new_context"); code != 2 {
+		t.Errorf("--max-states -1: exit %d, want 2", code)
+	}
+}
