@@ -226,6 +226,14 @@ group "g" {
 	if len(want) > 0 {
 		t.Errorf("missing findings %v in %+v", want, r.Findings)
 	}
+	// The run block of a decision that fails at run time fails in test:
+	// the event errors.
+	for i := range r.Findings {
+		if f := &r.Findings[i]; f.Kind == verify.KindRuntime {
+			p, _ := rules.Load(rules.Source{Name: "p.hcl", Bytes: []byte(base)})
+			runFails(t, p, f)
+		}
+	}
 	r = load(base + `verify {
   unfired   = ["start_named", "divide"]
   unreached = ["phase.never"]
