@@ -575,6 +575,7 @@ func (m *model) result() *Result {
 	if v := m.p.Verify; v != nil {
 		unfired, unreached = v.Unfired, v.Unreached
 	}
+	var dead []*rules.Rule
 	for _, rule := range m.p.Rules {
 		if m.fired[rule.Name] {
 			if slices.Contains(unfired, rule.Name) {
@@ -590,7 +591,13 @@ func (m *model) result() *Result {
 			notSeen(Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: "rule " + rule.Name + " was not seen firing"})
 			continue
 		}
-		notSeen(Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: m.whyDead(rule)})
+		dead = append(dead, rule)
+	}
+	if len(dead) > 0 {
+		shadow, complete := m.shadows(dead)
+		for _, rule := range dead {
+			r.Findings = append(r.Findings, Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: m.whyDead(rule, shadow[rule], complete)})
+		}
 	}
 	for si, s := range m.p.Slots {
 		if !s.IsEnum() {
@@ -640,37 +647,69 @@ func (m *model) usedFact(key string) bool {
 	return key == factWindow
 }
 
-// whyDead names the earlier rule of the group that always wins where the
-// rule would match, by asking the engine to explain every decision again.
-func (m *model) whyDead(rule *rules.Rule) string {
-	shadow := map[string]int{}
-	for i, n := range m.nodes {
-		if i > 20000 {
-			break
+// maxExplain bounds the decisions explained again to name the rules that
+// shadow dead ones.
+const maxExplain = 200000
+
+// shadows names, for each dead rule, the earlier rules of its group that
+// fire first where it would match, by asking the engine to explain the
+// decisions of the states explored again — all dead rules in one pass,
+// within maxExplain decisions and the time budget.
+func (m *model) shadows(dead []*rules.Rule) (map[*rules.Rule]map[string]int, bool) {
+	out := map[*rules.Rule]map[string]int{}
+	on := map[string][]*rules.Rule{}
+	byName := map[string]*rules.Rule{}
+	for _, r := range dead {
+		out[r] = map[string]int{}
+		byName[r.Name] = r
+		for _, e := range r.On {
+			on[e] = append(on[e], r)
 		}
-		for _, in := range slices.Concat(m.events(n)...) {
-			if !slices.Contains(rule.On, in.ev.Name()) {
+	}
+	explained := 0
+	for i, n := range m.nodes {
+		if i%64 == 0 && m.opts.Stop != nil && m.opts.Stop() {
+			return out, false
+		}
+		for _, evs := range m.events(n) {
+			if len(evs) == 0 || len(on[evs[0].ev.Name()]) == 0 {
 				continue
 			}
-			m.sess.SetValues(n.vals)
-			d, err := m.sess.DecideExplain(in.ev)
-			if err != nil {
-				continue
-			}
-			for _, c := range d.Explain {
-				if c.Rule == rule.Name && strings.HasPrefix(c.Reason, "not reached: ") {
+			for _, in := range evs {
+				if explained++; explained > maxExplain {
+					return out, false
+				}
+				m.sess.SetValues(n.vals)
+				d, err := m.sess.DecideExplain(in.ev)
+				if err != nil {
+					continue
+				}
+				for _, c := range d.Explain {
+					r := byName[c.Rule]
+					if r == nil || !strings.HasPrefix(c.Reason, "not reached: ") {
+						continue
+					}
 					by := strings.TrimPrefix(c.Reason, "not reached: ")
 					by = by[:strings.IndexByte(by+" ", ' ')]
-					if m.whenHolds(rule, n, in) {
-						shadow[by]++
+					if m.whenHolds(r, n, in) {
+						out[r][by]++
 					}
 				}
 			}
 		}
 	}
+	return out, true
+}
+
+// whyDead says why a rule never fires: the earlier rules that shadow it,
+// or a from and when that never hold together.
+func (m *model) whyDead(rule *rules.Rule, shadow map[string]int, complete bool) string {
 	if len(shadow) > 0 {
 		names := slices.Sorted(maps.Keys(shadow))
 		return fmt.Sprintf("rule %s never fires: where it would match, an earlier rule of group %s fires first (%s)", rule.Name, rule.Group.Name, strings.Join(names, ", "))
+	}
+	if !complete {
+		return fmt.Sprintf("rule %s never fires in a reachable state (which earlier rule shadows it was not worked out: more than %d decisions to explain)", rule.Name, maxExplain)
 	}
 	return fmt.Sprintf("rule %s never fires: its from and when never hold together in a reachable state", rule.Name)
 }
