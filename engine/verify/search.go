@@ -541,7 +541,8 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 }
 
 func (m *model) result() *Result {
-	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Bound: m.bound, Warnings: m.warnings, HiddenWarnings: m.hiddenWarnings}
+	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Bound: m.bound, Warnings: m.warnings, HiddenWarnings: m.hiddenWarnings,
+		Holds: []string{}, Findings: []Finding{}}
 	if len(m.p.Params) > 0 {
 		r.Params = map[string]any{}
 		for _, x := range m.p.Params {
