@@ -433,3 +433,12 @@ property "the checkpoint warning at most once per window" {
   with    = { message = "checkpoint_warning" }
   per     = "window"
 }
+
+# seed 001 line 7 "new_context | Mark explicit request; repeated calls
+# report already pending. Tool returns terminal output."
+property "the new_context tool returns terminal output" {
+  always_emits = "reply"
+  with         = { terminate = true }
+  on           = "tool"
+  when         = "event.name == 'new_context'"
+}

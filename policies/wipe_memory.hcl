@@ -1167,3 +1167,23 @@ property "a tree summary across a reset is suppressed" {
   on           = "before_tree"
   when         = "event.crosses_reset"
 }
+
+# seed 000 line 49 "Pending manual overflow commits a reset without
+# continuation when enabled and unqueued; it does not require automatic
+# reset enablement."
+property "a manual overflow commits at settlement without continuation" {
+  always_emits = "commit_reset"
+  with         = { continue = false }
+  on           = "before_settle"
+  when         = "state.request == 'close-out' && state.request_source == 'manual' && (state.overflow == 'pending' || state.overflow == 'pending-spent') && event.enabled && !event.queued && event.outcome != 'aborted'"
+}
+
+# seed 000 line 49 "Other pending overflow recovery gets its one bounded
+# attempt when enabled and unqueued" (automatic resets on: line 48 arms it
+# only then).
+property "a pending overflow recovery gets its attempt at settlement" {
+  always_emits = "commit_reset"
+  with         = { continue = true }
+  on           = "before_settle"
+  when         = "state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'"
+}
