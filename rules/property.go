@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -94,8 +95,16 @@ type VerifySettings struct {
 	// ("slot.value") expected never to be held.
 	Unfired   []string
 	Unreached []string
-	DeclRange hcl.Range
+	// Params lists, per param, the values verify proves the policy for
+	// besides the one in force, as --set would give them: verify runs once
+	// per combination (at most MaxVerifyParamSets).
+	Params     map[string][]string
+	ParamNames []string
+	DeclRange  hcl.Range
 }
+
+// MaxVerifyParamSets bounds the combinations a verify block's params make.
+const MaxVerifyParamSets = 16
 
 var propertySchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -106,7 +115,7 @@ var propertySchema = &hcl.BodySchema{
 }
 
 var verifySchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "domain"}, {Name: "unfired"}, {Name: "unreached"}},
+	Attributes: []hcl.AttributeSchema{{Name: "domain"}, {Name: "unfired"}, {Name: "unreached"}, {Name: "params"}},
 }
 
 func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
@@ -269,6 +278,41 @@ func decodeVerify(b *hcl.Block) (*VerifySettings, hcl.Diagnostics) {
 			}
 		}
 	}
+	if a, ok := content.Attributes["params"]; ok {
+		v.Params = map[string][]string{}
+		es, d := objectEntries(a.Expr, "params")
+		diags = append(diags, d...)
+		sets := 1
+		for _, e := range es {
+			val, d := literalValue(e.Value, "a param's values")
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			if val.IsNull() || !(val.Type().IsTupleType() || val.Type().IsListType()) || val.LengthInt() == 0 {
+				diags = append(diags, errorAt(ptr(e.Value.Range()), "Expected a list", "params lists the values of each param to prove the policy for, as { force_limit = [270000, 300000] }"))
+				continue
+			}
+			for it := val.ElementIterator(); it.Next(); {
+				_, x := it.Element()
+				switch x.Type() {
+				case cty.Bool:
+					v.Params[e.Key] = append(v.Params[e.Key], fmt.Sprint(x.True()))
+				case cty.Number:
+					v.Params[e.Key] = append(v.Params[e.Key], x.AsBigFloat().Text('f', -1))
+				case cty.String:
+					v.Params[e.Key] = append(v.Params[e.Key], x.AsString())
+				default:
+					diags = append(diags, errorAt(ptr(e.Value.Range()), "Wrong param value", "params values are bools, numbers or strings"))
+				}
+			}
+			v.ParamNames = append(v.ParamNames, e.Key)
+			sets *= len(v.Params[e.Key])
+		}
+		if sets > MaxVerifyParamSets {
+			diags = append(diags, errorAt(ptr(a.Expr.Range()), "Too many param sets", "params make %d combinations; verify proves at most %d", sets, MaxVerifyParamSets))
+		}
+	}
 	for _, k := range []string{"unfired", "unreached"} {
 		if a, ok := content.Attributes[k]; ok {
 			list, _, d := stringOrList(a.Expr, "a name")
@@ -345,6 +389,11 @@ func (c *compileCtx) compileProperties() {
 		}
 	}
 	if v := p.Verify; v != nil {
+		for _, name := range v.ParamNames {
+			if _, ok := p.Param(name); !ok {
+				c.add(errorAt(ptr(v.DeclRange), "Unknown param", "verify: params names param %q, which is not declared", name))
+			}
+		}
 		for _, name := range v.Unfired {
 			if !slices.ContainsFunc(p.Rules, func(r *Rule) bool { return r.Name == name }) {
 				c.add(errorAt(ptr(v.DeclRange), "Unknown rule", "verify: unfired names rule %q, which is not declared", name))

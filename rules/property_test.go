@@ -79,6 +79,20 @@ func TestPropertyBlocks(t *testing.T) {
 		{"unfired names no rule", `verify {
   unfired = ["nope"]
 }`, `rule "nope"`},
+		{"params for an unknown param", `verify {
+  params = { nope = [1, 2] }
+}`, `param "nope"`},
+		{"too many param sets", `param "a" {
+  type    = number
+  default = 1
+}
+param "b" {
+  type    = number
+  default = 1
+}
+verify {
+  params = { a = [1, 2, 3, 4, 5], b = [1, 2, 3, 4] }
+}`, "Too many param sets"},
 		{"domain", `verify {
   domain = { "command.args" = ["", "reset"], tokens = [0, 1] }
 }`, ""},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/verify"
@@ -127,12 +128,62 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			fmt.Fprint(errw, diags.Error())
 			continue
 		}
+		ps := []*rules.Policy{p}
+		for _, extra := range paramSets(p, set) {
+			q, diags := loadPolicy(t, extra)
+			if diags.HasErrors() || q == nil {
+				bad++
+				fmt.Fprint(errw, diags.Error())
+				continue
+			}
+			ps = append(ps, q)
+		}
+		for _, p := range ps {
+			if verifyOne(out, t, p, lim, asJSON) {
+				bad++
+			}
+		}
+	}
+	return bad
+}
+
+// paramSets are the --set maps of the param combinations a policy's verify
+// block lists beside the values in force; a param --set gives stays fixed.
+func paramSets(p *rules.Policy, set map[string]string) []map[string]string {
+	v := p.Verify
+	if v == nil || len(v.ParamNames) == 0 {
+		return nil
+	}
+	out := []map[string]string{maps.Clone(set)}
+	for _, name := range v.ParamNames {
+		if _, fixed := set[name]; fixed {
+			continue
+		}
+		var next []map[string]string
+		for _, m := range out {
+			for _, val := range v.Params[name] {
+				x := maps.Clone(m)
+				x[name] = val
+				next = append(next, x)
+			}
+		}
+		out = next
+	}
+	if len(out) == 1 && len(out[0]) == len(set) {
+		return nil
+	}
+	return out
+}
+
+// verifyOne verifies one policy and prints its result; it reports whether
+// it failed.
+func verifyOne(out io.Writer, t string, p *rules.Policy, lim verifyLimits, asJSON bool) bool {
+	failed := false
+	{
 		start := time.Now()
 		r := verify.Check(p, lim.options())
 		elapsed := time.Since(start)
-		if !r.OK() {
-			bad++
-		}
+		failed = !r.OK()
 		if asJSON {
 			type withTime struct {
 				*verify.Result
@@ -153,12 +204,12 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			}
 			b, _ := json.Marshal(w)
 			fmt.Fprintln(out, string(b))
-			continue
+			return failed
 		}
 		r.WriteText(out)
 		fmt.Fprintf(out, "%s: verified in %.2fs\n", t, elapsed.Seconds())
 	}
-	return bad
+	return failed
 }
 
 // verifyTestPolicies verifies, once each, the policies the test files name

@@ -118,3 +118,28 @@ func TestVerifyBounds(t *testing.T) {
 		t.Errorf("--max-states -1: exit %d, want 2", code)
 	}
 }
+
+// A verify block's params are proved besides the values in force: a policy
+// that holds at its default and forgets a cap fails at a saved value, and
+// the report names the values.
+func TestVerifyParamSets(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "testdata/verify/uncapped_limit.hcl")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"params of uncapped_limit (the result is for these values): limit=100",
+		"ok    uncapped_limit: a reset by 150 tokens at the latest",
+		"params of uncapped_limit (the result is for these values): limit=200",
+		"FAIL  uncapped_limit: a reset by 150 tokens at the latest",
+		`"event":"turn_end","tokens":150`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// --set fixes the param: the verify block's values are not tried.
+	if out, _, code := runCLI(t, "", "verify", "--set", "limit=120", "testdata/verify/uncapped_limit.hcl"); code != 0 || strings.Contains(out, "limit=200") {
+		t.Errorf("--set limit=120: exit %d\n%s", code, out)
+	}
+}
