@@ -78,3 +78,20 @@ func runFails(t *testing.T, p *rules.Policy, f *verify.Finding) {
 		t.Errorf("%s: the run fails, but not on its assert:\n%s", f.Name, text)
 	}
 }
+
+// runPasses runs the finding's run block against p, which must pass it.
+func runPasses(t *testing.T, p *rules.Policy, f *verify.Finding) {
+	t.Helper()
+	src := "policy = \"" + p.Name + "\"\n" + f.RunBlock(p.Name)
+	tf, diags := testfile.Parse([]byte(src), "verify.test.hcl")
+	if diags.HasErrors() {
+		t.Fatalf("%s: the run block does not parse:\n%s", f.Name, diags.Error())
+	}
+	runner := testrun.New(func(*testfile.File, []rules.Override) (*rules.Policy, rules.Diagnostics) {
+		return p, rules.Diagnostics{}
+	})
+	runner.RunFile(tf)
+	if rep := runner.Report(); rep.Failed() != 0 {
+		t.Errorf("%s: the run block fails against the fixed policy too:\n%s\n%s", f.Name, src, rep.Results[0].Text())
+	}
+}

@@ -2,78 +2,47 @@ package verify
 
 import (
 	"github.com/expr-lang/expr/ast"
-	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 )
 
-// invariantAssert rewrites an invariant into a test-file condition over
-// the final state alone, which is all a run's assert sees besides the
-// decisions: each derived value is replaced by its definition, each param
-// by its value in force and each fact by its value on the last event of
-// the counterexample. The run then fails while the policy breaks the
-// invariant on that sequence, and passes once it keeps it. It returns ""
-// when the invariant cannot be rewritten.
+// invariantAssert rewrites an invariant into a test-file condition: a
+// run's assert sees the final state, the derived values on the last event
+// (`derived.NAME`) and the params (`param.NAME`), so only the facts are
+// written out, as the last event of the counterexample has them. Derived
+// values and params are the tested policy's own: the run fails while the
+// policy breaks the invariant on that sequence and passes once it keeps
+// it. It returns "" when the invariant cannot be rewritten.
 func (m *model) invariantAssert(src string, last map[string]any) string {
 	node, err := parse(src)
 	if err != nil {
 		return ""
 	}
-	derived := map[string]string{}
+	derived := map[string]bool{}
 	for _, d := range m.p.Derived {
-		if d.Prog != nil {
-			derived[d.Name] = d.Prog.Source
-		}
-	}
-	params := map[string]any{}
-	for _, x := range m.p.Params {
-		t, v := rules.ParamValue(x.Value)
-		params[x.Name] = v.Interface(t)
+		derived[d.Name] = true
 	}
 	ok := true
-	var rewrite func(n *ast.Node, depth int)
-	rewrite = func(n *ast.Node, depth int) {
-		if depth > 16 {
-			ok = false
-			return
-		}
-		ast.Walk(n, visitor2(func(at *ast.Node) {
-			switch x := (*at).(type) {
-			case *ast.IdentifierNode:
-				src, isDerived := derived[x.Value]
-				if !isDerived {
-					return
-				}
-				sub, err := parse(src)
-				if err != nil {
-					ok = false
-					return
-				}
-				rewrite(&sub, depth+1)
-				ast.Patch(at, sub)
-			case *ast.MemberNode:
-				id, isID := x.Node.(*ast.IdentifierNode)
-				prop, isStr := x.Property.(*ast.StringNode)
-				if !isID || !isStr {
-					return
-				}
-				switch id.Value {
-				case "param":
-					lit, good := literal(params[prop.Value])
-					ok = ok && good
-					ast.Patch(at, lit)
-				case "event":
-					v, has := last[prop.Value]
-					if !has {
-						v = factDefault(prop.Value)
-					}
-					lit, good := literal(v)
-					ok = ok && good
-					ast.Patch(at, lit)
-				}
+	ast.Walk(&node, visitor2(func(at *ast.Node) {
+		switch x := (*at).(type) {
+		case *ast.IdentifierNode:
+			if derived[x.Value] {
+				ast.Patch(at, &ast.MemberNode{Node: &ast.IdentifierNode{Value: "derived"}, Property: &ast.StringNode{Value: x.Value}})
 			}
-		}))
-	}
-	rewrite(&node, 0)
+		case *ast.MemberNode:
+			id, isID := x.Node.(*ast.IdentifierNode)
+			prop, isStr := x.Property.(*ast.StringNode)
+			if !isID || !isStr || id.Value != "event" {
+				return
+			}
+			v, has := last[prop.Value]
+			if !has {
+				v = factDefault(prop.Value)
+			}
+			lit, good := literal(v)
+			ok = ok && good
+			ast.Patch(at, lit)
+		}
+	}))
 	if !ok {
 		return ""
 	}

@@ -130,6 +130,11 @@ func TestMutants(t *testing.T) {
 			}
 			replays(t, p, f)
 			runFails(t, p, f)
+			if !f.Loop {
+				// Against the built-in itself the same run passes: it fails
+				// only until the bug is fixed.
+				runPasses(t, load(t, m.policy), f)
+			}
 		})
 	}
 	// Every safety sentence a built-in declares is broken by some mutant:

@@ -327,6 +327,24 @@ func anyAssert(pr *rules.Property) string {
 	return "any(last.effects, " + effectCond(pr) + ")"
 }
 
+// atMostAssert is a test-file condition: the decisions since the window or
+// cycle of the counterexample's last event began emit the effect at most
+// Count times. That start is the last state on the way to node i whose
+// counter was 0.
+func (m *model) atMostAssert(pr *rules.Property, pi, i int) string {
+	at := i
+	for at >= 0 && m.nodes[at].counts[pi] > 0 && m.nodes[at].parent >= 0 {
+		at = m.nodes[at].parent
+	}
+	k := 0
+	for _, s := range m.path(at) {
+		if s.event != nil {
+			k++ // a clock move is no decision of the run
+		}
+	}
+	return fmt.Sprintf("reduce(decisions[%d:], #acc + len(filter(.effects, %s)), 0) <= %d", k, effectCond(pr), pr.Count)
+}
+
 // effectText names the effect with its arguments, for messages.
 func effectText(pr *rules.Property) string {
 	if len(pr.With) == 0 {
@@ -404,8 +422,10 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 			}
 		}
 		if out[pi] > pr.Count {
-			m.report(pr.Name, KindProperty, fmt.Sprintf("%d × %s in one %s", out[pi], pr.Effect, pr.Per), i, st)
-			m.found[pr.Name].Assert = noneAssert(pr)
+			if _, seen := m.found[pr.Name]; !seen {
+				m.report(pr.Name, KindProperty, fmt.Sprintf("%d × %s in one %s", out[pi], pr.Effect, pr.Per), i, st)
+				m.found[pr.Name].Assert = m.atMostAssert(pr, pi, i)
+			}
 			out[pi] = pr.Count // keep exploring from a bounded counter
 		}
 	reset:
