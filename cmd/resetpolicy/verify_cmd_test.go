@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestVerifyExitCodes(t *testing.T) {
@@ -141,5 +143,21 @@ func TestVerifyParamSets(t *testing.T) {
 	// --set fixes the param: the verify block's values are not tried.
 	if out, _, code := runCLI(t, "", "verify", "--set", "limit=120", "testdata/verify/uncapped_limit.hcl"); code != 0 || strings.Contains(out, "limit=200") {
 		t.Errorf("--set limit=120: exit %d\n%s", code, out)
+	}
+}
+
+// The time budget stops an exploration as incomplete, naming it; its
+// default is the README's.
+func TestVerifyTimeout(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "--timeout", "1ns", "autocompacter")
+	if code != 1 || !strings.Contains(out, "incomplete: the exploration stopped at the time limit of 1e-09 s") {
+		t.Errorf("--timeout 1ns: exit %d\n%s", code, out)
+	}
+	b, err := os.ReadFile("README.md") // TestMain runs the tests from the repository root
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaultVerifyTimeout != 2*time.Minute || !strings.Contains(string(b), "| time one `verify` of a policy takes (`--timeout`) | 2 minutes |") {
+		t.Errorf("the default time budget %v is not the README's", defaultVerifyTimeout)
 	}
 }

@@ -1,6 +1,9 @@
 package verify_test
 
 import (
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,7 +87,7 @@ property "the text is short" {
 	}
 	var b strings.Builder
 	r.WriteText(&b)
-	for _, want := range []string{"incomplete: the exploration stopped at the memory limit of 4 MiB", "bound grow: the text is short (no violation within"} {
+	for _, want := range []string{"incomplete: the exploration stopped at the memory limit of 4 MiB", "bound grow: the text is short (no violation within", "slots s grow and are kept exact"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report does not say %q:\n%s", want, b.String())
 		}
@@ -129,4 +132,32 @@ func TestTransitionAndTimeBounds(t *testing.T) {
 	if bounded == 0 {
 		t.Error("no rule reported unseen at depth 1")
 	}
+}
+
+// The README's limits table states verify's default bounds: moving one
+// without the README fails here.
+func TestDefaultBoundsInReadme(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, want := range []string{
+		fmt.Sprintf("(`verify.DefaultMaxStates`, `--max-states`) | %s |", thousands(verify.DefaultMaxStates)),
+		fmt.Sprintf("(`verify.DefaultMaxTransitions`, `--max-transitions`) | %s |", thousands(verify.DefaultMaxTransitions)),
+		fmt.Sprintf("(`verify.DefaultMaxBytes`, `--max-memory`) | %d MiB,", verify.DefaultMaxBytes>>20),
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md lacks %q", want)
+		}
+	}
+}
+
+// thousands writes n with commas, as the README does.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -56,6 +56,9 @@ const (
 type shape struct {
 	kinds []slotKind
 	caps  []float64 // per counter slot
+	// exact names the slots grown from their own or another slot's value
+	// that stay exact: their values may have no end.
+	exact []string
 }
 
 var windowID = regexp.MustCompile(`^w[0-9]+$`)

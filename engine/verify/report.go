@@ -43,6 +43,10 @@ type Result struct {
 	Incomplete bool `json:"incomplete,omitempty"`
 	// Bound names the bound that cut the exploration, when one did.
 	Bound *Bound `json:"bound,omitempty"`
+	// ExactSlots names the slots grown from state that verify keeps exact
+	// (their uses allow no sound abstraction): an exploration that does not
+	// end is most likely theirs.
+	ExactSlots []string `json:"exact_slots,omitempty"`
 	// Params are the param values in force, for which the result holds.
 	Params   map[string]any `json:"params,omitempty"`
 	Holds    []string       `json:"holds"`
@@ -338,7 +342,11 @@ func (r *Result) WriteText(w io.Writer) {
 	bound, verb := "", "hold"
 	switch {
 	case r.Incomplete:
-		bound = fmt.Sprintf(" (incomplete: the exploration stopped at %s; the properties were checked on the %d states explored only — declare narrower fact domains in a verify block, or bound it with --depth)", r.Bound, r.States)
+		hint := "declare narrower fact domains in a verify block, or bound it with --depth"
+		if len(r.ExactSlots) > 0 {
+			hint = "slots " + strings.Join(r.ExactSlots, ", ") + " grow and are kept exact (used other than in comparisons with constants or for equality), so their values may have no end; " + hint
+		}
+		bound = fmt.Sprintf(" (incomplete: the exploration stopped at %s; the properties were checked on the %d states explored only — %s)", r.Bound, r.States, hint)
 		verb = "not violated in those states"
 	case r.Bounded:
 		bound = fmt.Sprintf(" (bounded by %s: nothing is proved beyond it)", r.Bound)

@@ -13,7 +13,7 @@ import (
 // the findings, and the checks every policy gets.
 func (m *model) result() *Result {
 	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Bound: m.bound, Warnings: m.warnings, HiddenWarnings: m.hiddenWarnings,
-		Holds: []string{}, Findings: []Finding{}}
+		Holds: []string{}, Findings: []Finding{}, ExactSlots: m.shape.exact}
 	if len(m.p.Params) > 0 {
 		r.Params = map[string]any{}
 		for _, x := range m.p.Params {

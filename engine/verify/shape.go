@@ -273,6 +273,9 @@ func slotShape(p *rules.Policy) shape {
 				sh.kinds[i] = kindID
 			}
 		}
+		if !s.IsEnum() && grown[n] && sh.kinds[i] == kindExact {
+			sh.exact = append(sh.exact, n)
+		}
 	}
 	return sh
 }
