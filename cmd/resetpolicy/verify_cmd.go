@@ -231,17 +231,48 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 			continue
 		}
 		seen[key] = true
-		p, d := loadTestPolicy(f, f.Overrides(nil))
+		overrides := f.Overrides(nil)
+		p, d := loadTestPolicy(f, overrides)
 		if d.HasErrors() || p == nil {
 			continue // the runner reports it
 		}
-		start := time.Now()
-		r := verify.Check(p, verifyLimits{}.options())
-		r.WriteText(out)
-		fmt.Fprintf(out, "%s (for %s): verified in %.2fs\n", p.Name, in.name, time.Since(start).Seconds())
-		if !r.OK() {
-			bad++
+		ps := []*rules.Policy{p}
+		// The verify block's param values too, but for those the test
+		// file sets.
+		fixed := map[string]string{}
+		for _, o := range overrides {
+			fixed[o.Name] = ""
+		}
+		for _, extra := range paramSets(p, fixed) {
+			for name := range fixed {
+				delete(extra, name)
+			}
+			q, d := loadTestPolicySet(f, overrides, extra)
+			if d.HasErrors() || q == nil {
+				bad++
+				fmt.Fprint(out, d.Error())
+				continue
+			}
+			ps = append(ps, q)
+		}
+		for _, p := range ps {
+			start := time.Now()
+			r := verify.Check(p, verifyLimits{}.options())
+			r.WriteText(out)
+			fmt.Fprintf(out, "%s (for %s): verified in %.2fs\n", p.Name, in.name, time.Since(start).Seconds())
+			if !r.OK() {
+				bad++
+			}
 		}
 	}
 	return bad
+}
+
+// loadTestPolicySet is loadTestPolicy with param values as --set gives
+// them, for a verify block's params.
+func loadTestPolicySet(f *testfile.File, overrides []rules.Override, set map[string]string) (*rules.Policy, rules.Diagnostics) {
+	if path := f.PolicyFile(); path != "" {
+		return rules.LoadFile(path, append(builtinOptions(), rules.WithOverrides(overrides...), rules.WithSet(set, "verify"))...)
+	}
+	return policies.Load(f.Policy, set, rules.WithOverrides(overrides...))
 }

@@ -140,6 +140,11 @@ func TestVerifyParamSets(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// test --verify proves them too.
+	out, _, code = runCLI(t, "", "test", "--verify", "testdata/verify/uncapped_limit.test.hcl")
+	if code != 1 || !strings.Contains(out, "limit=200") || !strings.Contains(out, "FAIL  uncapped_limit: a reset by 150 tokens at the latest") {
+		t.Errorf("test --verify: exit %d\n%s", code, out)
+	}
 	// --set fixes the param: the verify block's values are not tried.
 	if out, _, code := runCLI(t, "", "verify", "--set", "limit=120", "testdata/verify/uncapped_limit.hcl"); code != 0 || strings.Contains(out, "limit=200") {
 		t.Errorf("--set limit=120: exit %d\n%s", code, out)
