@@ -247,3 +247,8 @@ func describe(x any) string {
 	}
 	return fmt.Sprintf("%v", x)
 }
+
+// Facts are the event's facts in contract order (the event's AllFacts), as
+// expressions read them. The slice is the event's own: callers must not
+// change it.
+func (e Event) Facts() []lang.Value { return e.facts }

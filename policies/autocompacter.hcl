@@ -1088,27 +1088,33 @@ group "session" {
 # ============================================================ properties
 # The seed's safety sentences, proved by `resetpolicy verify` over every
 # state the policy can reach (and checked by `resetpolicy test --verify`).
+# Each names the line of the seed (seeds/002, behavior) it encodes. Every
+# property of this policy, and its verify block, is in this region.
 
 verify {
   # The command's arguments are free text the guards split with field():
   # these are the forms the rules tell apart, a rejected value and an
-  # unknown form. The context window moves the force limit's 80% cap.
+  # unknown form, and saved force limits above the 270000 cap (a user can
+  # save any whole number: seed 002 line 34-36 caps it). The context window
+  # moves the force limit's 80% cap.
   domain = {
-    "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 1", "set 100000 150000 200000", "setup", "reset", "help"]
+    "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 300000", "set force 1", "set 100000 150000 200000", "set 100000 150000 300000", "setup", "reset", "help"]
     context_window = [200000, 400000]
   }
 }
 
-# "The extension waits 10 seconds after a checkpoint. This cooldown
-# prevents repeated requests without new work."
+# seed 002 line 20 "The extension waits 10 seconds after a checkpoint. This
+# cooldown prevents repeated requests without new work."
 property "no checkpoint inside the cooldown" {
   never = "checkpoint"
   on    = "turn_end"
   when  = "event.now_ms < state.cooldown_until"
 }
 
-# "Each level is shown at most once per cycle"; a cycle ends with a saved
-# checkpoint, a host compaction or a model change.
+# seed 002 line 14 "The extension sends each level once per cycle. This
+# rule prevents a notice loop"; a cycle ends with a saved checkpoint, a host
+# compaction or a model change (line 30 "A model change resets threshold
+# notices").
 property "the notice at most once per cycle" {
   at_most = 1
   of      = "inject"
@@ -1133,23 +1139,83 @@ property "the warning at most once per cycle" {
   }
 }
 
-# "Three failures pause automatic attempts."
+# seed 002 line 26 "Three failures pause automatic attempts."
 property "automatic attempts pause after three failures" {
   never = "checkpoint"
   on    = "turn_end"
-  when  = "state.request == 'none' && state.failures >= 3"
+  when  = "state.request == 'none' && state.failures >= param.failure_limit"
 }
 
-# "The active force limit is min(saved, 270000, 80% of the context
-# window)", and the levels keep their order notice < warning < force.
+# seed 002 line 26 "Retry delays are 5, 10, and 20 seconds. The delay
+# applies when a later turn reaches its boundary."
+property "no checkpoint at a turn boundary before the retry delay" {
+  never = "checkpoint"
+  on    = "turn_end"
+  when  = "event.now_ms < state.retry_at"
+}
+
+# seed 002 line 32-38 "The active force limit is the smallest of ... The
+# saved force limit. 270,000 tokens. 80% of the model context window", and
+# "The three active values stay distinct".
 property "the active force limit is min(saved, 270000, 80% of the window), with notice < warning < force" {
   always = "active_force == int(min(saved_force, 270000, 0.8 * event.context_window)) && active_notice < active_warning && active_warning < active_force"
 }
 
-# "Failed summaries continue pending work"; with automatic attempts paused
-# after three failures, no cycle keeps continuing the run without a new
-# request, a saved checkpoint or another action of the user (a session
-# change, a model switch, the switch).
+# seed 002 line 18 "It compacts at the active force limit": a completed
+# turn at min(saved, 270000, 80% of the window) is checkpointed, unless
+# the cooldown (line 20), the retry delay or the pause (line 26) holds it,
+# one is being written, or the session already ends in a compaction (line
+# 12).
+property "a completed turn at the force limit is checkpointed" {
+  always_emits = "checkpoint"
+  on           = "turn_end"
+  when         = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && state.phase == 'idle' && !state.compacted && event.now_ms >= state.cooldown_until && event.now_ms >= state.retry_at && state.failures < param.failure_limit && event.tokens >= int(min(saved_force, 270000, 0.8 * event.context_window))"
+}
+
+# seed 002 line 18: below the force limit nothing is forced.
+property "no forced checkpoint below the force limit" {
+  never = "checkpoint"
+  on    = "turn_end"
+  when  = "state.request == 'none' && event.tokens < int(min(saved_force, 270000, 0.8 * event.context_window))"
+}
+
+# seed 002 line 12 "An aborted or failed turn cancels a queued tool request."
+property "an aborted or failed turn never checkpoints" {
+  never = "checkpoint"
+  on    = "turn_end"
+  when  = "event.outcome != 'completed' || event.synthetic_abort"
+}
+
+# seed 002 line 18 "A completed response without pending work does not
+# create an extra model turn."
+property "a forced checkpoint without pending work does not continue" {
+  never = "checkpoint"
+  with  = { continue = true }
+  on    = "turn_end"
+  when  = "state.request == 'none' && event.tool_results == 0 && !event.queued"
+}
+
+# seed 002 line 10 "A requested checkpoint starts the next model turn."
+property "a requested checkpoint continues" {
+  never = "checkpoint"
+  with  = { continue = false }
+  on    = "turn_end"
+  when  = "state.request != 'none'"
+}
+
+# seed 002 line 12 "Session replacement also cancels stale work": the
+# summary of an older checkpoint never continues the run.
+property "a stale summary never continues" {
+  never = "continue"
+  on    = "summary_done"
+  when  = "event.attempt != 0 && event.attempt != state.checkpoint_id"
+}
+
+# seed 002 line 24 "Requested work and turns with pending work can continue
+# from the original context"; with automatic attempts paused after three
+# failures, no cycle keeps continuing the run without a new request, a
+# saved checkpoint or another action of the user (a session change, a
+# model switch, the switch).
 property "no continuation loop without a new request or a saved checkpoint" {
   no_loop_of = "continue"
   new_input_on = {

@@ -346,24 +346,99 @@ group "warning" {
 # ============================================================ properties
 # The seed's safety sentences, proved by `resetpolicy verify` over every
 # state the policy can reach (and checked by `resetpolicy test --verify`).
+# Each names the line of the seed (seeds/001, the reset lifecycle) it
+# encodes. Every property of this policy is in this region.
 
-# "Explicit requests compact at agent_settled with identified attempts":
-# a new attempt starts only when none is in flight.
+# seed 001 line 10 "agent_settled | If idle and an explicit request is
+# pending, create one identified attempt": a new attempt starts only when
+# none is in flight.
 property "at most one attempt in flight" {
   never = "compact"
   when  = "state.attempt != 'none'"
 }
 
-# "A stale attempt callback never continues the run."
+# seed 001 line 10: the attempt is requested at agent_settled, when idle.
+property "an attempt starts only at a settled, idle run" {
+  never = "compact"
+  when  = "!event.idle"
+}
+
+# seed 001 line 10 "If idle and an explicit request is pending, create one
+# identified attempt and request ctx.compact".
+property "a pending request starts its attempt when the run settles idle" {
+  always_emits = "compact"
+  on           = "settled"
+  when         = "state.request == 'pending' && state.attempt == 'none' && event.idle && event.enabled && !event.aborted"
+}
+
+# seed 001 line 14 "Identity checks reject callbacks from older attempts."
 property "a stale attempt never continues" {
   never = "continue"
   on    = "attempt_complete"
   when  = "event.attempt != state.attempt_id"
 }
 
-# "An attempt error clears the request and warns, without retry": no cycle
-# of events keeps starting compactions unless the agent asks again.
+# seed 001 line 12 "send continuation only for a confirmed boundary when
+# idle with no queued messages".
+property "a continuation only when idle with nothing queued" {
+  never = "continue"
+  when  = "event.queued || !event.idle"
+}
+
+property "a continuation only for a confirmed boundary" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "state.attempt != 'confirmed'"
+}
+
+# seed 001 line 13 "Attempt onError ... Clear attempt/request, warn, retain
+# history. No automatic retry loop": no cycle of events keeps starting
+# compactions unless the agent asks again.
 property "no retry loop after an attempt error" {
   no_loop_of   = "compact"
   new_input_on = ["tool"]
+}
+
+# seed 001 line 8 "session_before_compact ... Build the reset boundary
+# immediately and return it. Never cancel and never take a model turn; an
+# aborted signal returns { cancel: true }".
+property "every compaction gets the reset boundary at once" {
+  always_emits = "provide_reset"
+  on           = "before_compact"
+  when         = "event.enabled && !event.signal_aborted"
+}
+
+property "a compaction is cancelled only for an aborted signal" {
+  never = "cancel_compaction"
+  on    = "before_compact"
+  when  = "!event.signal_aborted"
+}
+
+property "a compaction never takes a model turn" {
+  never = "continue"
+  on    = "before_compact"
+}
+
+property "an aborted compaction signal is cancelled" {
+  always_emits = "cancel_compaction"
+  on           = "before_compact"
+  when         = "event.enabled && event.signal_aborted"
+}
+
+# seed 001 line 16 "The final checkpoint warning is steered earlier ... once
+# per window at reserve+12288 tokens remaining".
+property "the checkpoint warning at most once per window" {
+  at_most = 1
+  of      = "inject"
+  with    = { message = "checkpoint_warning" }
+  per     = "window"
+}
+
+# seed 001 line 7 "new_context | Mark explicit request; repeated calls
+# report already pending. Tool returns terminal output."
+property "the new_context tool returns terminal output" {
+  always_emits = "reply"
+  with         = { terminate = true }
+  on           = "tool"
+  when         = "event.name == 'new_context'"
 }

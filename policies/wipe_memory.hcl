@@ -973,45 +973,65 @@ group "tree" {
 # ============================================================ properties
 # The seed's safety sentences, proved by `resetpolicy verify` over every
 # state the policy can reach (and checked by `resetpolicy test --verify`).
+# Each names the line of the seed (seeds/000, the reset lifecycle) it
+# encodes. Every property of this policy is in this region; the rules above
+# are not.
 
-# "An aborted or failed turn ... never commits" a close-out.
+# seed 000 line 15 "Abort or error | Never count as successful close-out";
+# line 54 "A user abort, an assistant message with a synthetic stopReason
+# aborted, and a generic provider error ... none commits an ordinary
+# close-out".
 property "an aborted or failed turn never commits a reset" {
   never = "commit_reset"
   on    = "turn_end"
   when  = "event.outcome != 'completed' || event.synthetic_abort"
 }
 
-# "A user abort clears everything": an aborted run commits nothing at settle.
+# seed 000 line 49 "agent_before_settle clears state on actual abort"; line
+# 15 "Abort clears lifecycle state".
 property "an aborted run never commits a reset when it settles" {
   never = "commit_reset"
   on    = "before_settle"
   when  = "event.outcome == 'aborted'"
 }
 
-# One retain-none boundary per window: the host opens a new window after each.
+# seed 000 line 18-23: a new boundary is one retain-none checkpoint; the
+# host opens a new window after each.
 property "at most one reset per window" {
   at_most = 1
   of      = "commit_reset"
   per     = "window"
 }
 
-# "/wipe-memory ... the committed reset stops the run".
+# seed 000 line 12 "/wipe-memory ... the committed reset stops the run
+# instead of continuing in the fresh window"; line 48 "Manual hard-reserve
+# commits request no continuation".
 property "a manual stop never continues" {
   never = "commit_reset"
   with  = { continue = true }
   when  = "state.request == 'stop-pending'"
 }
 
-# "stop-pending ... cannot reset again": once the window has moved on, a
-# pending stop only stops.
+# seed 000 line 12, 49: a manual close-out committed at settlement stops
+# the run: no continuation.
+property "a manual close-out committed at settlement never continues" {
+  never = "commit_reset"
+  with  = { continue = true }
+  on    = "before_settle"
+  when  = "state.request_source == 'manual'"
+}
+
+# seed 000 line 37 "stop-pending ... settlement stops without a second wipe";
+# line 48 "Further turns cannot reset that stopped run again".
 property "stop-pending never wipes twice" {
   never = "commit_reset"
   when  = "state.request == 'stop-pending' && event.window_id != state.request_window"
 }
 
-# "Overflow recovery gets one attempt per chain"; a chain ends with a turn
-# that does not overflow, a user abort or command, when the run settles, or
-# when the session changes.
+# seed 000 line 15 "automatic provider-overflow recovery remains separately
+# bounded"; line 49 "Other pending overflow recovery gets its one bounded
+# attempt". A chain ends with a turn that does not overflow, a user abort
+# or command, when the run settles, or when the session changes.
 property "overflow recovery at most once per chain" {
   at_most = 1
   of      = "commit_reset"
@@ -1028,4 +1048,142 @@ property "overflow recovery at most once per chain" {
     session_shutdown = "true"
     toggle           = "!event.on"
   }
+}
+
+# seed 000 line 16 "/compact while active | Cancel native compaction, which
+# could otherwise summarize pre-reset history back into the active window".
+property "while on, every native compaction is cancelled" {
+  always_emits = "cancel_compaction"
+  on           = "before_compact"
+  when         = "event.enabled"
+}
+
+# seed 000 line 11 "wipe_memory tool ... At turn_end, after the complete
+# tool batch ..., append the reset boundary and ask Pi to continue".
+property "a tool request commits at its completed turn and continues" {
+  always_emits = "commit_reset"
+  with         = { continue = true }
+  on           = "turn_end"
+  when         = "state.request == 'tool-requested' && state.request_window == event.window_id && event.outcome == 'completed' && !event.synthetic_abort && event.enabled"
+}
+
+# seed 000 line 14 "Hard reserve | Independent safety path: if automatic
+# resets are enabled and completed-turn usage reaches Pi's reserve, commit a
+# boundary at turn_end" (the reserve plus the policy's margin); a stopped
+# run (stop-pending) is not reset again (line 48).
+property "the hard reserve commits at a completed turn" {
+  always_emits = "commit_reset"
+  on           = "turn_end"
+  when         = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && event.auto_reset && event.context_window - event.tokens <= event.reserve + param.reserve_margin && state.request != 'stop-pending'"
+}
+
+# seed 000 line 13 "Budget warning | ... An explicit wipe_memory commits the
+# boundary; a successful normal stop alone never resets or requests
+# continuation"; line 27 "A budget close-out without an explicit wipe is
+# discarded at settlement without resetting".
+property "a budget close-out alone never resets at settlement" {
+  never = "commit_reset"
+  on    = "before_settle"
+  when  = "state.request == 'close-out' && state.request_source == 'automatic' && state.overflow == 'idle'"
+}
+
+# seed 000 line 12 "A successful normal stop commits at agent_before_settle
+# after queued messages drain"; line 27 "agent_before_settle commits only
+# manual close-outs after Pi has drained queued work"; line 49 "when
+# enabled and unqueued": queued work is never committed over.
+property "nothing commits at settlement over queued work" {
+  never = "commit_reset"
+  on    = "before_settle"
+  when  = "event.queued"
+}
+
+# seed 000 line 14 "empty automatic follow-up is cancelled before provider
+# work, while real queued user input is answered before stopping"; line 52
+# "Pending messages or a real user message after the reset marker bypass
+# cancellation so queued work is not swallowed".
+property "a stop never swallows queued work or a user message" {
+  never = "stop"
+  on    = "request"
+  when  = "event.queued || event.user_input"
+}
+
+# seed 000 line 14 "empty automatic follow-up is cancelled before provider
+# work" after a manual hard-reserve reset (stop-pending, the window moved).
+property "the empty follow-up after a manual safety reset is cancelled" {
+  always_emits = "stop"
+  on           = "request"
+  when         = "state.request == 'stop-pending' && event.window_id != state.request_window && !event.queued && !event.user_input"
+}
+
+# seed 000 line 47 "inside a manual close-out it is only an acknowledgement,
+# so a manual wipe is never converted into a turn-end commit that Pi's
+# tool-batch continuation would overrun".
+property "a manual close-out never becomes a continuing turn-end commit" {
+  never = "commit_reset"
+  with  = { continue = true }
+  on    = "turn_end"
+  when  = "state.request == 'close-out' && state.request_source == 'manual' && event.window_id == state.request_window"
+}
+
+# seed 000 line 58 "After a budget warning is durable, the extension does not
+# repeat it in that window"; "the final close-out warning is staged ... only
+# when automatic compaction is enabled".
+property "the budget warning is not repeated once durable in a window" {
+  never = "inject"
+  with  = { message = "checkpoint_warning", deliver = "request" }
+  on    = "request"
+  when  = "state.warning_window == event.window_id || !event.auto_compaction"
+}
+
+# seed 000 line 58 "The early reminder is staged once per window": once its
+# draft is durable, not again in that window.
+property "the reminder is not repeated once durable in a window" {
+  never = "inject"
+  with  = { message = "budget_reminder" }
+  on    = "request"
+  when  = "state.reminder_window == event.window_id"
+}
+
+# seed 000 line 60 "UI reminder notices are emitted only after the matching
+# hidden entry is durable, so failed requests do not report an uncommitted
+# warning".
+property "a failed turn never reports a budget notice" {
+  never = "notify"
+  on    = "turn_end"
+  when  = "event.outcome != 'completed' || event.synthetic_abort"
+}
+
+# seed 000 line 50 "/pi-context off ... clear transient request state":
+# switched off, the policy never resets.
+property "switched off, nothing resets" {
+  never = "commit_reset"
+  when  = "!event.enabled"
+}
+
+# seed 000 line 68 "/tree summary generation is suppressed with an empty
+# summary when either branch crosses a reset".
+property "a tree summary across a reset is suppressed" {
+  always_emits = "suppress_summary"
+  on           = "before_tree"
+  when         = "event.crosses_reset"
+}
+
+# seed 000 line 49 "Pending manual overflow commits a reset without
+# continuation when enabled and unqueued; it does not require automatic
+# reset enablement."
+property "a manual overflow commits at settlement without continuation" {
+  always_emits = "commit_reset"
+  with         = { continue = false }
+  on           = "before_settle"
+  when         = "state.request == 'close-out' && state.request_source == 'manual' && (state.overflow == 'pending' || state.overflow == 'pending-spent') && event.enabled && !event.queued && event.outcome != 'aborted'"
+}
+
+# seed 000 line 49 "Other pending overflow recovery gets its one bounded
+# attempt when enabled and unqueued" (automatic resets on: line 48 arms it
+# only then).
+property "a pending overflow recovery gets its attempt at settlement" {
+  always_emits = "commit_reset"
+  with         = { continue = true }
+  on           = "before_settle"
+  when         = "state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'"
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -24,6 +25,11 @@ const (
 	// NoLoop: no cycle of events without new input in which an effect
 	// keeps continuing the run.
 	NoLoop
+	// AlwaysEmits: an obligation. Each of the events On, when its
+	// condition holds on the event and the state before it, yields the
+	// effect (with those arguments): "while on, every native compaction is
+	// cancelled".
+	AlwaysEmits
 )
 
 func (k PropertyKind) String() string {
@@ -36,6 +42,8 @@ func (k PropertyKind) String() string {
 		return "at_most"
 	case NoLoop:
 		return "no_loop"
+	case AlwaysEmits:
+		return "always_emits"
 	}
 	return "invalid"
 }
@@ -52,9 +60,10 @@ type Property struct {
 	// have these values.
 	Effect string
 	With   map[string]any
-	// On limits a Never property to these events (none: every event);
-	// When, per event name, the condition on the event and the state
-	// before it under which the effect is forbidden.
+	// On limits a Never property to these events (none: every event) and
+	// names the events an AlwaysEmits property obliges; When, per event
+	// name, the condition on the event and the state before it under which
+	// the effect is forbidden (Never) or required (AlwaysEmits).
 	On   []string
 	When map[string]*lang.Program
 	// Count and Per: at most Count per "window" or per "cycle"; a cycle
@@ -86,19 +95,27 @@ type VerifySettings struct {
 	// ("slot.value") expected never to be held.
 	Unfired   []string
 	Unreached []string
-	DeclRange hcl.Range
+	// Params lists, per param, the values verify proves the policy for
+	// besides the one in force, as --set would give them: verify runs once
+	// per combination (at most MaxVerifyParamSets).
+	Params     map[string][]string
+	ParamNames []string
+	DeclRange  hcl.Range
 }
+
+// MaxVerifyParamSets bounds the combinations a verify block's params make.
+const MaxVerifyParamSets = 16
 
 var propertySchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "always"}, {Name: "never"}, {Name: "at_most"}, {Name: "no_loop_of"},
+		{Name: "always"}, {Name: "never"}, {Name: "at_most"}, {Name: "no_loop_of"}, {Name: "always_emits"},
 		{Name: "of"}, {Name: "with"}, {Name: "on"}, {Name: "when"},
 		{Name: "per"}, {Name: "cycle_ends_on"}, {Name: "new_input_on"},
 	},
 }
 
 var verifySchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "domain"}, {Name: "unfired"}, {Name: "unreached"}},
+	Attributes: []hcl.AttributeSchema{{Name: "domain"}, {Name: "unfired"}, {Name: "unreached"}, {Name: "params"}},
 }
 
 func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
@@ -109,19 +126,20 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	p := &Property{Name: b.Labels[0], DeclRange: b.DefRange}
 	attr := func(name string) (*hcl.Attribute, bool) { a, ok := content.Attributes[name]; return a, ok }
 	var kinds []string
-	for _, k := range []string{"always", "never", "at_most", "no_loop_of"} {
+	for _, k := range []string{"always", "never", "at_most", "no_loop_of", "always_emits"} {
 		if _, ok := attr(k); ok {
 			kinds = append(kinds, k)
 		}
 	}
 	if len(kinds) != 1 {
-		return nil, append(diags, errorAt(ptr(b.DefRange), "Ambiguous property", "a property states one sentence: always = \"…\", never = \"EFFECT\", at_most = N (with of and per) or no_loop_of = \"EFFECT\""))
+		return nil, append(diags, errorAt(ptr(b.DefRange), "Ambiguous property", "a property states one sentence: always = \"…\", never = \"EFFECT\", always_emits = \"EFFECT\" (with on), at_most = N (with of and per) or no_loop_of = \"EFFECT\""))
 	}
 	allowed := map[string][]string{
-		"always":     {"always"},
-		"never":      {"never", "with", "on", "when"},
-		"at_most":    {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
-		"no_loop_of": {"no_loop_of", "with", "new_input_on"},
+		"always":       {"always"},
+		"never":        {"never", "with", "on", "when"},
+		"at_most":      {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
+		"no_loop_of":   {"no_loop_of", "with", "new_input_on"},
+		"always_emits": {"always_emits", "with", "on", "when"},
 	}[kinds[0]]
 	for name, a := range content.Attributes {
 		if !slices.Contains(allowed, name) {
@@ -133,13 +151,20 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	case "always":
 		p.Kind = Always
 		p.alwaysExpr = content.Attributes["always"].Expr
-	case "never":
+	case "never", "always_emits":
 		p.Kind = Never
-		p.Effect, d = literalString(content.Attributes["never"].Expr, "never")
+		if kinds[0] == "always_emits" {
+			p.Kind = AlwaysEmits
+		}
+		p.Effect, d = literalString(content.Attributes[kinds[0]].Expr, kinds[0])
 		diags = append(diags, d...)
 		if a, ok := attr("on"); ok {
 			p.On, _, d = stringOrList(a.Expr, "an event name")
 			diags = append(diags, d...)
+		} else if p.Kind == AlwaysEmits {
+			// An obligation over every event would oblige events no rule
+			// handles; it names the events it is about.
+			diags = append(diags, errorAt(ptr(b.DefRange), "Missing on", "always_emits needs on = [EVENT…], the events that must yield the effect"))
 		}
 		if a, ok := attr("when"); ok {
 			p.whenExpr = a.Expr
@@ -253,6 +278,41 @@ func decodeVerify(b *hcl.Block) (*VerifySettings, hcl.Diagnostics) {
 			}
 		}
 	}
+	if a, ok := content.Attributes["params"]; ok {
+		v.Params = map[string][]string{}
+		es, d := objectEntries(a.Expr, "params")
+		diags = append(diags, d...)
+		sets := 1
+		for _, e := range es {
+			val, d := literalValue(e.Value, "a param's values")
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			if val.IsNull() || !(val.Type().IsTupleType() || val.Type().IsListType()) || val.LengthInt() == 0 {
+				diags = append(diags, errorAt(ptr(e.Value.Range()), "Expected a list", "params lists the values of each param to prove the policy for, as { force_limit = [270000, 300000] }"))
+				continue
+			}
+			for it := val.ElementIterator(); it.Next(); {
+				_, x := it.Element()
+				switch x.Type() {
+				case cty.Bool:
+					v.Params[e.Key] = append(v.Params[e.Key], fmt.Sprint(x.True()))
+				case cty.Number:
+					v.Params[e.Key] = append(v.Params[e.Key], x.AsBigFloat().Text('f', -1))
+				case cty.String:
+					v.Params[e.Key] = append(v.Params[e.Key], x.AsString())
+				default:
+					diags = append(diags, errorAt(ptr(e.Value.Range()), "Wrong param value", "params values are bools, numbers or strings"))
+				}
+			}
+			v.ParamNames = append(v.ParamNames, e.Key)
+			sets *= len(v.Params[e.Key])
+		}
+		if sets > MaxVerifyParamSets {
+			diags = append(diags, errorAt(ptr(a.Expr.Range()), "Too many param sets", "params make %d combinations; verify proves at most %d", sets, MaxVerifyParamSets))
+		}
+	}
 	for _, k := range []string{"unfired", "unreached"} {
 		if a, ok := content.Attributes[k]; ok {
 			list, _, d := stringOrList(a.Expr, "a name")
@@ -329,6 +389,11 @@ func (c *compileCtx) compileProperties() {
 		}
 	}
 	if v := p.Verify; v != nil {
+		for _, name := range v.ParamNames {
+			if _, ok := p.Param(name); !ok {
+				c.add(errorAt(ptr(v.DeclRange), "Unknown param", "verify: params names param %q, which is not declared", name))
+			}
+		}
 		for _, name := range v.Unfired {
 			if !slices.ContainsFunc(p.Rules, func(r *Rule) bool { return r.Name == name }) {
 				c.add(errorAt(ptr(v.DeclRange), "Unknown rule", "verify: unfired names rule %q, which is not declared", name))

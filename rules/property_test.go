@@ -29,6 +29,19 @@ func TestPropertyBlocks(t *testing.T) {
   on    = "turn_end"
   when  = "event.outcome == 'aborted' && state.request == 'none'"
 }`, ""},
+		{"obligation", `property "s" {
+  always_emits = "cancel_compaction"
+  on           = "before_compact"
+  when         = "event.enabled && state.request == 'none'"
+}`, ""},
+		{"obligation without its events", `property "s" {
+  always_emits = "cancel_compaction"
+}`, "Missing on"},
+		{"obligation with a count", `property "s" {
+  always_emits = "stop"
+  on           = "turn_end"
+  per          = "window"
+}`, "does not go with always_emits"},
 		{"at most per cycle", `property "s" {
   at_most       = 1
   of            = "inject"
@@ -66,6 +79,20 @@ func TestPropertyBlocks(t *testing.T) {
 		{"unfired names no rule", `verify {
   unfired = ["nope"]
 }`, `rule "nope"`},
+		{"params for an unknown param", `verify {
+  params = { nope = [1, 2] }
+}`, `param "nope"`},
+		{"too many param sets", `param "a" {
+  type    = number
+  default = 1
+}
+param "b" {
+  type    = number
+  default = 1
+}
+verify {
+  params = { a = [1, 2, 3, 4, 5], b = [1, 2, 3, 4] }
+}`, "Too many param sets"},
 		{"domain", `verify {
   domain = { "command.args" = ["", "reset"], tokens = [0, 1] }
 }`, ""},

@@ -132,7 +132,7 @@ func runReport(cmd *cobra.Command, policy string, sessions []string, outFile str
 	doc.Diagrams = diagrams(p)
 	if withVerify {
 		start := time.Now()
-		w := verifyJSON(verify.Check(p, verify.Options{}), source, 0)
+		w := verifyJSON(verify.Check(p, verifyLimits{}.options()), source, 0)
 		w.Seconds = time.Since(start).Seconds()
 		if b, err := json.Marshal(w); err == nil {
 			doc.Verify = b

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/testfile"
 	"github.com/spf13/cobra"
@@ -20,6 +22,7 @@ func newVerifyCmd(*viper.Viper) *cobra.Command {
 	var sets []string
 	var depth int
 	var asJSON bool
+	var lim verifyLimits
 	cmd := &cobra.Command{
 		Use:   "verify [POLICY...]",
 		Short: "Explore every reachable state of a policy and check its properties",
@@ -32,7 +35,13 @@ sampled); the host answers as the contract says (a committed reset opens a new
 window, the clock moves forward).
 
 A failure prints its shortest counterexample as eval input (one {"event": …}
-per line) and as a run block for a *.test.hcl file.
+per line) and as a run block for a *.test.hcl file, whose assert fails until
+the policy is fixed.
+
+The exploration is bounded by states, transitions, estimated memory held and
+time; one cut by any of them fails as incomplete, naming the bound (--depth
+is the author's bound: what it finds holds within it only, and says so). The
+result is for the param values in force, which it prints.
 
 With no arguments it verifies the policy in force in this directory, as Pi
 runs it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
@@ -74,7 +83,11 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 				}
 				targets = append(targets, files...)
 			}
-			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, depth, asJSON, inForce)
+			if lim.states < 0 || lim.transitions < 0 || lim.memoryMiB < 0 || lim.timeout < 0 {
+				return usage("a verify bound is 0 (the default) or more")
+			}
+			lim.depth = depth
+			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, lim, asJSON, inForce)
 			if bad > 0 {
 				return failure("%d of %d policies failed verification", bad, len(targets))
 			}
@@ -84,17 +97,53 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	cmd.Flags().IntVar(&depth, "depth", 0, "bound the length of explored event sequences (0: explore until no new state)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per policy")
+	cmd.Flags().IntVar(&lim.states, "max-states", 0, fmt.Sprintf("stop as incomplete after this many states (0: %d)", verify.DefaultMaxStates))
+	cmd.Flags().IntVar(&lim.transitions, "max-transitions", 0, fmt.Sprintf("stop as incomplete after this many decisions (0: %d)", verify.DefaultMaxTransitions))
+	cmd.Flags().Int64Var(&lim.memoryMiB, "max-memory", 0, fmt.Sprintf("stop as incomplete when the states and moves held reach this many MiB, estimated (0: %d)", verify.DefaultMaxBytes>>20))
+	cmd.Flags().DurationVar(&lim.timeout, "timeout", defaultVerifyTimeout, "stop as incomplete after this long per policy")
+	cmd.Flags().BoolVar(&lim.allWarnings, "all-warnings", false, "for a policy that uses a built-in, also show the file-order warnings between the built-in's own rules")
 	return cmd
+}
+
+// defaultVerifyTimeout bounds one policy's exploration in time.
+const defaultVerifyTimeout = 2 * time.Minute
+
+// verifyLimits are verify's bounds as the flags give them.
+type verifyLimits struct {
+	depth, states, transitions int
+	memoryMiB                  int64
+	timeout                    time.Duration
+	allWarnings                bool
+}
+
+// options turns the limits into the checker's options; the clock is read
+// here, the checker reads none.
+func (l verifyLimits) options() verify.Options {
+	o := verify.Options{Depth: l.depth, MaxStates: l.states, MaxTransitions: l.transitions, MaxBytes: l.memoryMiB << 20, AllWarnings: l.allWarnings}
+	timeout := l.timeout
+	if timeout == 0 {
+		timeout = defaultVerifyTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	o.Stop = func() bool { return time.Now().After(deadline) }
+	o.TimeLimit = timeout.Seconds()
+	return o
 }
 
 // verifyTargets verifies each policy and prints the results; it returns
 // how many failed (to load or to verify).
 // inForce, when set, is the one policy to verify instead of targets.
-func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, depth int, asJSON bool, inForce *settings.Resolved) int {
+func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, lim verifyLimits, asJSON bool, inForce *settings.Resolved) int {
 	bad := 0
 	var in *settings.ResolvedJSON
 	if inForce != nil {
-		targets = []string{inForce.Source()}
+		// A built-in in force is loaded by its name for the verify
+		// block's other param values.
+		name := inForce.Source()
+		if name == "builtin" && inForce.Policy != nil {
+			name = inForce.Policy.Name
+		}
+		targets = []string{name}
 		j := inForce.JSON()
 		in = &j
 	}
@@ -108,23 +157,73 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			fmt.Fprint(errw, diags.Error())
 			continue
 		}
-		start := time.Now()
-		r := verify.Check(p, verify.Options{Depth: depth})
-		elapsed := time.Since(start)
-		if !r.OK() {
-			bad++
+		ps := []*rules.Policy{p}
+		for _, extra := range paramSets(p, set) {
+			q, diags := loadPolicy(t, extra)
+			if diags.HasErrors() || q == nil {
+				bad++
+				fmt.Fprint(errw, diags.Error())
+				continue
+			}
+			ps = append(ps, q)
 		}
+		for _, p := range ps {
+			if verifyOne(out, t, p, lim, asJSON, in) {
+				bad++
+			}
+		}
+	}
+	return bad
+}
+
+// paramSets are the --set maps of the param combinations a policy's verify
+// block lists beside the values in force; a param --set gives stays fixed.
+func paramSets(p *rules.Policy, set map[string]string) []map[string]string {
+	v := p.Verify
+	if v == nil || len(v.ParamNames) == 0 {
+		return nil
+	}
+	out := []map[string]string{maps.Clone(set)}
+	for _, name := range v.ParamNames {
+		if _, fixed := set[name]; fixed {
+			continue
+		}
+		var next []map[string]string
+		for _, m := range out {
+			for _, val := range v.Params[name] {
+				x := maps.Clone(m)
+				x[name] = val
+				next = append(next, x)
+			}
+		}
+		out = next
+	}
+	if len(out) == 1 && len(out[0]) == len(set) {
+		return nil
+	}
+	return out
+}
+
+// verifyOne verifies one policy and prints its result; it reports whether
+// it failed.
+func verifyOne(out io.Writer, t string, p *rules.Policy, lim verifyLimits, asJSON bool, in *settings.ResolvedJSON) bool {
+	failed := false
+	{
+		start := time.Now()
+		r := verify.Check(p, lim.options())
+		elapsed := time.Since(start)
+		failed = !r.OK()
 		if asJSON {
 			w := verifyJSON(r, t, elapsed)
 			w.InForce = in
 			b, _ := json.Marshal(w)
 			fmt.Fprintln(out, string(b))
-			continue
+			return failed
 		}
 		r.WriteText(out)
 		fmt.Fprintf(out, "%s: verified in %.2fs\n", t, elapsed.Seconds())
 	}
-	return bad
+	return failed
 }
 
 // verifyTestPolicies verifies, once each, the policies the test files name
@@ -146,16 +245,38 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 			continue
 		}
 		seen[key] = true
-		p, d := loadTestPolicy(f, f.Overrides(nil))
+		overrides := f.Overrides(nil)
+		p, d := loadTestPolicy(f, overrides)
 		if d.HasErrors() || p == nil {
 			continue // the runner reports it
 		}
-		start := time.Now()
-		r := verify.Check(p, verify.Options{})
-		r.WriteText(out)
-		fmt.Fprintf(out, "%s (for %s): verified in %.2fs\n", p.Name, in.name, time.Since(start).Seconds())
-		if !r.OK() {
-			bad++
+		ps := []*rules.Policy{p}
+		// The verify block's param values too, but for those the test
+		// file sets.
+		fixed := map[string]string{}
+		for _, o := range overrides {
+			fixed[o.Name] = ""
+		}
+		for _, extra := range paramSets(p, fixed) {
+			for name := range fixed {
+				delete(extra, name)
+			}
+			q, d := loadTestPolicySet(f, overrides, extra)
+			if d.HasErrors() || q == nil {
+				bad++
+				fmt.Fprint(out, d.Error())
+				continue
+			}
+			ps = append(ps, q)
+		}
+		for _, p := range ps {
+			start := time.Now()
+			r := verify.Check(p, verifyLimits{}.options())
+			r.WriteText(out)
+			fmt.Fprintf(out, "%s (for %s): verified in %.2fs\n", p.Name, in.name, time.Since(start).Seconds())
+			if !r.OK() {
+				bad++
+			}
 		}
 	}
 	return bad
@@ -185,4 +306,13 @@ func verifyJSON(r *verify.Result, source string, elapsed time.Duration) verifyJS
 		}
 	}
 	return w
+}
+
+// loadTestPolicySet is loadTestPolicy with param values as --set gives
+// them, for a verify block's params.
+func loadTestPolicySet(f *testfile.File, overrides []rules.Override, set map[string]string) (*rules.Policy, rules.Diagnostics) {
+	if path := f.PolicyFile(); path != "" {
+		return rules.LoadFile(path, append(builtinOptions(), rules.WithOverrides(overrides...), rules.WithSet(set, "verify"))...)
+	}
+	return policies.Load(f.Policy, set, rules.WithOverrides(overrides...))
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestVerifyExitCodes(t *testing.T) {
@@ -83,5 +85,84 @@ func TestTestVerify(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if !strings.Contains(out, "ok    wipe_memory: at most one reset per window") || !strings.HasSuffix(lines[len(lines)-1], "passed, 0 failed") {
 		t.Errorf("test --verify output:\n%s", out)
+	}
+}
+
+// A run cut by a bound fails as incomplete and names the bound, in text and
+// in JSON; --depth is the author's bound and every line says so.
+func TestVerifyBounds(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "--json", "--max-states", "5", "wipe_memory")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (incomplete)\n%s", code, out)
+	}
+	var r struct {
+		Incomplete bool `json:"incomplete"`
+		Bound      struct {
+			Kind  string  `json:"kind"`
+			Limit float64 `json:"limit"`
+		} `json:"bound"`
+		Params map[string]any `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !r.Incomplete || r.Bound.Kind != "states" || r.Bound.Limit != 5 || r.Params["warning_runway"] != 12288.0 {
+		t.Errorf("result: %+v", r)
+	}
+	out, _, code = runCLI(t, "", "verify", "--depth", "2", "new_context")
+	if code != 0 {
+		t.Fatalf("--depth 2: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "ok    new_context") || !strings.Contains(out, "bound new_context: at most one attempt in flight (no violation within --depth 2") {
+		t.Errorf("a depth-bounded run does not say it is bounded:\n%s", out)
+	}
+	if _, _, code := runCLI(t, "", "verify", "--max-states", "-1", "new_context"); code != 2 {
+		t.Errorf("--max-states -1: exit %d, want 2", code)
+	}
+}
+
+// A verify block's params are proved besides the values in force: a policy
+// that holds at its default and forgets a cap fails at a saved value, and
+// the report names the values.
+func TestVerifyParamSets(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "testdata/verify/uncapped_limit.hcl")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"params of uncapped_limit (the result is for these values): limit=100",
+		"ok    uncapped_limit: a reset by 150 tokens at the latest",
+		"params of uncapped_limit (the result is for these values): limit=200",
+		"FAIL  uncapped_limit: a reset by 150 tokens at the latest",
+		`"event":"turn_end","tokens":150`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// test --verify proves them too.
+	out, _, code = runCLI(t, "", "test", "--verify", "testdata/verify/uncapped_limit.test.hcl")
+	if code != 1 || !strings.Contains(out, "limit=200") || !strings.Contains(out, "FAIL  uncapped_limit: a reset by 150 tokens at the latest") {
+		t.Errorf("test --verify: exit %d\n%s", code, out)
+	}
+	// --set fixes the param: the verify block's values are not tried.
+	if out, _, code := runCLI(t, "", "verify", "--set", "limit=120", "testdata/verify/uncapped_limit.hcl"); code != 0 || strings.Contains(out, "limit=200") {
+		t.Errorf("--set limit=120: exit %d\n%s", code, out)
+	}
+}
+
+// The time budget stops an exploration as incomplete, naming it; its
+// default is the README's.
+func TestVerifyTimeout(t *testing.T) {
+	out, _, code := runCLI(t, "", "verify", "--timeout", "1ns", "autocompacter")
+	if code != 1 || !strings.Contains(out, "incomplete: the exploration stopped at the time limit of 1e-09 s") {
+		t.Errorf("--timeout 1ns: exit %d\n%s", code, out)
+	}
+	b, err := os.ReadFile("README.md") // TestMain runs the tests from the repository root
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaultVerifyTimeout != 2*time.Minute || !strings.Contains(string(b), "| time one `verify` of a policy takes (`--timeout`) | 2 minutes |") {
+		t.Errorf("the default time budget %v is not the README's", defaultVerifyTimeout)
 	}
 }

@@ -209,7 +209,18 @@ func (r *Runner) runOne(f *testfile.File, run *testfile.Run) *Result {
 	if run.Expect != nil && run.Expect.State != nil {
 		ex.checkState("final state", "", run.Expect.State, state)
 	}
-	env := testfile.AssertEnv(ex.decisions, plain(state))
+	derived := map[string]any{}
+	if ex.hasLast {
+		for _, d := range ex.session.Derived(ex.last) {
+			derived[d.Name] = d.Value
+		}
+	}
+	params := map[string]any{}
+	for _, x := range ex.policy.Params {
+		t, v := rules.ParamValue(x.Value)
+		params[x.Name] = v.Interface(t)
+	}
+	env := testfile.AssertEnvWith(ex.decisions, plain(state), derived, params)
 	for i, a := range run.Asserts {
 		ok, err := a.Eval(env)
 		if ok {
@@ -242,7 +253,11 @@ type execution struct {
 	policy    *rules.Policy
 	session   *engine.Session
 	decisions []any
-	fired     map[string]bool
+	// last is the last event that parsed, for the derived values asserts
+	// see.
+	last    engine.Event
+	hasLast bool
+	fired   map[string]bool
 }
 
 func (ex *execution) event(n int, ev *testfile.Event) {
@@ -254,6 +269,7 @@ func (ex *execution) event(n int, ev *testfile.Event) {
 	)
 	parsed, err := engine.ParseEvent(ev.JSON())
 	if err == nil {
+		ex.last, ex.hasLast = parsed, true
 		var d *engine.Decision
 		d, err = ex.session.Decide(parsed)
 		if err == nil {

@@ -253,3 +253,26 @@ func mustParse(t *testing.T, src, name string) *testfile.File {
 	}
 	return f
 }
+
+// An assert sees the derived values on the last event and the params: the
+// condition a verify counterexample of an invariant writes.
+func TestAssertSeesDerivedAndParams(t *testing.T) {
+	rep := runSource(t, "derived", `policy = "wipe_memory"
+run "derived values and params" {
+  event "request" {
+    tokens = 190000
+  }
+  assert {
+    condition = "derived.remaining == 10000 && derived.warning_due && param.warning_runway == 12288"
+  }
+}
+run "no event, no derived values" {
+  assert {
+    condition = "derived == {} && param.warning_runway == 12288"
+  }
+}
+`)
+	if got := failures(rep); len(got) != 0 || len(rep.Results) != 2 {
+		t.Errorf("failures %v of %d runs", got, len(rep.Results))
+	}
+}

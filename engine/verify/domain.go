@@ -2,12 +2,10 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -45,11 +43,39 @@ type domains struct {
 	// idFacts are int facts compared for equality with state (attempt):
 	// their values come from what the state holds.
 	idFacts map[string]bool
+	// dynamic lists, per int fact, the comparisons whose threshold moves
+	// with the state (a saved force limit moves the token threshold): the
+	// exploration finds their thresholds again in each state, from the
+	// values of the slots they read.
+	dynamic map[string][]dynCompare
+	ev      *evaluator
+	an      *analyzer
+	// dynCache holds the thresholds found, by fact and slot values.
+	dynCache map[string]*dynEntry
+	// cond holds, per int fact, the thresholds that hold for one
+	// combination of other facts only, and free those that hold for every
+	// event (and the default): an event is tried with a value of the fact
+	// only where it is interesting for that event's other facts.
+	cond map[string][]condDomain
+	free map[string]map[float64]bool
+}
+
+// dynEntry is the moving thresholds of a fact in one state.
+type dynEntry struct {
+	free map[float64]bool
+	cond []condDomain
+	all  []float64
+}
+
+type dynCompare struct {
+	c     *ast.BinaryNode
+	slots []int // indexes of the slots it reads
 }
 
 // exprInfo is what one expression source tells about facts.
 type exprInfo struct {
 	facts   []string // event.X read, including through derived values
+	states  []string // state.X read, including through derived values
 	compare []*ast.BinaryNode
 	strLits map[string][]string // fact -> string literals it is compared with
 	eqState map[string]bool     // facts compared with ==/!= against state
@@ -86,16 +112,29 @@ func (a *analyzer) info(src string) *exprInfo {
 			x.facts = append(x.facts, f)
 		}
 	}
+	seenState := map[string]bool{}
+	addState := func(s string) {
+		if !seenState[s] {
+			seenState[s] = true
+			x.states = append(x.states, s)
+		}
+	}
 	ast.Walk(&node, visitor(func(n ast.Node) {
 		switch n := n.(type) {
 		case *ast.MemberNode:
 			if f, ok := eventFact(n); ok {
 				addFact(f)
 			}
+			if s, ok := stateSlot(n); ok {
+				addState(s)
+			}
 		case *ast.IdentifierNode:
 			if d, ok := a.derived[n.Value]; ok {
 				for _, f := range d.facts {
 					addFact(f)
+				}
+				for _, s := range d.states {
+					addState(s)
 				}
 			}
 		case *ast.BinaryNode:
@@ -192,8 +231,13 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		}
 	}
 	dm := &domains{values: map[string][]any{}, perEvent: map[string][]any{}, how: map[string]string{}, read: map[string][]string{}, idFacts: map[string]bool{},
+		dynamic: map[string][]dynCompare{}, dynCache: map[string]*dynEntry{}, an: a, cond: map[string][]condDomain{}, free: map[string]map[float64]bool{},
 		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
 	var all []*exprInfo
+	// byEvent holds the expressions evaluated on each event: an event's
+	// own string fact is tried with the literals compared on that event
+	// only (a tool name is not tried as a command name).
+	byEvent := map[string][]*exprInfo{}
 	var always []string
 	for _, pr := range p.Properties {
 		if pr.Always != nil {
@@ -208,6 +252,7 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 				for _, src := range ruleSources(cr) {
 					x := a.info(src)
 					all = append(all, x)
+					byEvent[plan.Event.Name] = append(byEvent[plan.Event.Name], x)
 					for _, f := range x.facts {
 						read[f], rf[f] = true, true
 					}
@@ -225,6 +270,7 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 					if name == "" || name == plan.Event.Name {
 						x := a.info(w.Source)
 						all = append(all, x)
+						byEvent[plan.Event.Name] = append(byEvent[plan.Event.Name], x)
 						for _, f := range x.facts {
 							pf[f] = true
 						}
@@ -250,12 +296,30 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 	for _, x := range a.derived {
 		all = append(all, x)
 	}
+	// Each expression once (a source shared by many rules is one).
+	seenInfo := map[*exprInfo]bool{}
+	all = slices.DeleteFunc(all, func(x *exprInfo) bool {
+		dup := seenInfo[x]
+		seenInfo[x] = true
+		return dup
+	})
+	var shared []*exprInfo // derived values and invariants: read on any event
+	for _, x := range a.derived {
+		shared = append(shared, x)
+	}
+	for _, pr := range p.Properties {
+		if pr.Always != nil {
+			shared = append(shared, a.info(pr.Always.Source))
+		}
+	}
 	for _, x := range all {
 		for f := range x.eqState {
 			dm.idFacts[f] = true
 		}
 	}
 	ev := newEvaluator(p, initial)
+	dm.ev = ev
+	initialState := ev.stateMap(initial)
 	// Common facts have one domain; an event's own facts one per event
 	// ("command.args"), since two events may give a name two types.
 	type target struct {
@@ -286,7 +350,11 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			vals, how = toAny(f.Enum), "every value the contract allows"
 		case f.Type == contract.String:
 			lits := []string{fmt.Sprint(f.Default)}
-			for _, x := range all {
+			from := all
+			if ev, own := strings.CutSuffix(t.key, "."+name); own {
+				from = append(slices.Clone(byEvent[ev]), shared...)
+			}
+			for _, x := range from {
 				lits = append(lits, x.strLits[name]...)
 			}
 			vals, how = toAny(uniqSorted(lits)), "the default and the literals it is compared with"
@@ -296,15 +364,48 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			found := map[float64]bool{float64(f.Default.(int64)): true}
 			for _, x := range all {
 				for _, c := range x.compare {
-					for _, v := range ev.thresholds(c, name, a) {
-						found[v] = true
+					cd, ok := ev.thresholdsBy(c, name, a, initialState)
+					if ok {
+						for _, vs := range cd.by {
+							for _, v := range vs {
+								found[v] = true
+							}
+						}
+						if len(cd.others) > 0 {
+							dm.cond[name] = append(dm.cond[name], cd)
+						} else {
+							if dm.free[name] == nil {
+								dm.free[name] = map[float64]bool{}
+							}
+							for _, v := range cd.by[""] {
+								dm.free[name][v] = true
+							}
+						}
+					}
+					if ci := a.info(c.String()); len(ci.states) > 0 && slices.Contains(ci.facts, name) {
+						dc := dynCompare{c: c}
+						for i, sl := range p.Slots {
+							if slices.Contains(ci.states, sl.Name) && !sl.IsEnum() {
+								dc.slots = append(dc.slots, i)
+							}
+						}
+						if len(dc.slots) > 0 && !slices.ContainsFunc(dm.dynamic[name], func(o dynCompare) bool { return o.c.String() == c.String() }) {
+							dm.dynamic[name] = append(dm.dynamic[name], dc)
+						}
 					}
 				}
 			}
+			if dm.free[name] == nil {
+				dm.free[name] = map[float64]bool{}
+			}
+			dm.free[name][float64(f.Default.(int64))] = true
 			vals = sortedNums(found)
 			how = "the default only: no guard compares it"
 			if len(found) > 1 {
-				how = "the default, and each side of every threshold it is compared with (params in force, other facts at their defaults)"
+				how = "the default, and each side of every threshold it is compared with (params in force, the other int facts at their default and declared values)"
+			}
+			if len(dm.dynamic[name]) > 0 {
+				how += "; thresholds that move with the state are found again in each state explored (values below: the initial state's)"
 			}
 		default:
 			vals, how = []any{nil}, "the default only (an object)"
@@ -373,134 +474,6 @@ func sortedNums(m map[float64]bool) []any {
 	}
 	sort.Float64s(out)
 	return toAny(out)
-}
-
-// evaluator evaluates expression sources with expr-lang itself (not the
-// compiled closures), over a map environment: the facts at their defaults,
-// the initial state, the params in force, derived values computed in order.
-type evaluator struct {
-	p       *rules.Policy
-	initial []lang.Value
-}
-
-func newEvaluator(p *rules.Policy, initial []lang.Value) *evaluator {
-	return &evaluator{p: p, initial: initial}
-}
-
-func (e *evaluator) env(fact string, value float64) map[string]any {
-	facts := map[string]any{}
-	for name, f := range factTypes() {
-		switch d := f.Default.(type) {
-		case int64:
-			facts[name] = int(d)
-		default:
-			facts[name] = d
-		}
-	}
-	facts[fact] = int(value)
-	state := map[string]any{}
-	for i, s := range e.p.Slots {
-		v := e.initial[i]
-		switch {
-		case s.IsEnum():
-			state[s.Name] = s.Enum[int(v.Num)]
-		case s.Type == lang.Int:
-			state[s.Name] = int(v.Num)
-		default:
-			state[s.Name] = v.Interface(s.Type)
-		}
-	}
-	params := map[string]any{}
-	for _, x := range e.p.Params {
-		_, v := rules.ParamValue(x.Value)
-		t, _ := rules.ParamValue(x.Value)
-		params[x.Name] = v.Interface(t)
-	}
-	env := map[string]any{
-		"event": facts, "state": state, "param": params,
-		"field": func(s string, i int) string {
-			fs := strings.Fields(s)
-			if i < 0 || i >= len(fs) {
-				return ""
-			}
-			return fs[i]
-		},
-		"nfields": func(s string) int { return len(strings.Fields(s)) },
-	}
-	for _, d := range e.p.Derived {
-		if d.Prog == nil {
-			continue
-		}
-		v, err := expr.Eval(d.Prog.Source, env)
-		if err == nil {
-			env[d.Name] = v
-		}
-	}
-	return env
-}
-
-// thresholds finds where comparison c changes truth as fact moves, when
-// fact is the first numeric fact (in contract order) the comparison reads:
-// the values on each side of that point.
-func (e *evaluator) thresholds(c *ast.BinaryNode, fact string, a *analyzer) []float64 {
-	src := c.String()
-	x := a.info(src)
-	var first string
-	for _, f := range contract.CommonFacts {
-		if f.Type == contract.Int && f.Name != factNow && slices.Contains(x.facts, f.Name) {
-			first = f.Name
-			break
-		}
-	}
-	if first == "" {
-		for _, f := range x.facts {
-			if t := factTypes()[f]; t.Type == contract.Int && f != factNow {
-				first = f
-				break
-			}
-		}
-	}
-	if first != fact {
-		return nil
-	}
-	at := func(v float64) (bool, bool) {
-		out, err := expr.Eval(src, e.env(fact, v))
-		b, ok := out.(bool)
-		return b, err == nil && ok
-	}
-	lo, okLo := at(0)
-	hi, okHi := at(maxProbe)
-	if !okLo || !okHi {
-		return nil
-	}
-	if lo == hi {
-		// An equality holds at one point only: find it on the other side.
-		if c.Operator == "==" || c.Operator == "!=" {
-			for _, side := range []ast.Node{c.Left, c.Right} {
-				if _, isFact := eventFact(side); isFact {
-					continue
-				}
-				out, err := expr.Eval(side.String(), e.env(fact, 0))
-				if err != nil {
-					continue
-				}
-				if v, ok := toFloat(out); ok {
-					return []float64{v - 1, v, v + 1}
-				}
-			}
-		}
-		return nil
-	}
-	l, h := 0.0, float64(maxProbe)
-	for h-l > 1 {
-		m := math.Floor((l + h) / 2)
-		if b, ok := at(m); ok && b == hi {
-			h = m
-		} else {
-			l = m
-		}
-	}
-	return []float64{l, h}
 }
 
 func toFloat(x any) (float64, bool) {

@@ -36,9 +36,13 @@ func (m *model) checkLoops() {
 		steps = append(steps, m.edges[from][to].st)
 		back := m.shortest(pi, pr, to, from, comp)
 		steps = append(steps, back...)
+		// Back at the cycle's start, its first step once more: the run
+		// block's assert is on that decision, which emits the effect again,
+		// so the run fails for as long as the loop is there.
+		steps = append(steps, m.edges[from][to].st)
 		m.found[pr.Name] = &Finding{Name: pr.Name, Kind: KindProperty,
-			Message: "a cycle without new input keeps emitting " + pr.Effect + "; the trace ends where the cycle repeats",
-			Trace:   m.trace(steps), LoopStart: len(m.path(from))}
+			Message: "a cycle without new input keeps emitting " + pr.Effect + "; the trace goes round it once and ends on its first step again",
+			Trace:   m.trace(steps), LoopStart: len(m.path(from)), Loop: true, Assert: noneAssert(pr)}
 		m.order = append(m.order, pr.Name)
 	}
 }

@@ -56,74 +56,12 @@ const (
 type shape struct {
 	kinds []slotKind
 	caps  []float64 // per counter slot
+	// exact names the slots grown from their own or another slot's value
+	// that stay exact: their values may have no end.
+	exact []string
 }
 
 var windowID = regexp.MustCompile(`^w[0-9]+$`)
-
-// slotShape classifies the slots by how their expressions use them.
-func slotShape(p *rules.Policy) shape {
-	sh := shape{kinds: make([]slotKind, len(p.Slots)), caps: make([]float64, len(p.Slots))}
-	grown := map[string]bool{}
-	for _, r := range p.Plans {
-		for _, pg := range r.Groups {
-			for _, cr := range pg.Rules {
-				for _, s := range cr.Set {
-					if strings.Contains(s.Prog.Source, "state.") {
-						grown[s.Slot.Name] = true
-					}
-				}
-			}
-		}
-	}
-	ordered := map[string]float64{}
-	var srcs []string
-	for _, plan := range p.Plans {
-		for _, pg := range plan.Groups {
-			for _, cr := range pg.Rules {
-				srcs = append(srcs, ruleSources(cr)...)
-			}
-		}
-	}
-	for _, d := range p.Derived {
-		if d.Prog != nil {
-			srcs = append(srcs, d.Prog.Source)
-		}
-	}
-	cmp := regexp.MustCompile(`state\.([a-z_0-9]+)\s*(?:\+\s*[0-9]+\s*)?(?:<=|>=|<|>)\s*([0-9]+|param\.[a-z_0-9]+)`)
-	for _, src := range srcs {
-		for _, m := range cmp.FindAllStringSubmatch(src, -1) {
-			v := 0.0
-			if strings.HasPrefix(m[2], "param.") {
-				if x, ok := p.Param(strings.TrimPrefix(m[2], "param.")); ok {
-					t, pv := rules.ParamValue(x.Value)
-					if t.Numeric() {
-						v = pv.Num
-					}
-				}
-			} else {
-				v, _ = strconv.ParseFloat(m[2], 64)
-			}
-			ordered[m[1]] = max(ordered[m[1]], v)
-		}
-	}
-	for i, s := range p.Slots {
-		switch {
-		case s.IsEnum():
-			sh.kinds[i] = kindExact
-		case s.Type == lang.String:
-			sh.kinds[i] = kindWindow
-		case isTimeSlot(p, s):
-			sh.kinds[i] = kindTime
-		case s.Type == lang.Int && grown[s.Name]:
-			if c, ok := ordered[s.Name]; ok {
-				sh.kinds[i], sh.caps[i] = kindCounter, c+2
-			} else {
-				sh.kinds[i] = kindID
-			}
-		}
-	}
-	return sh
-}
 
 // isTimeSlot: a slot declared `type = time` (held as an int) or assigned
 // from the clock.
@@ -262,24 +200,51 @@ func (m *model) deadlines(n *node) []int64 {
 }
 
 // events builds every event the host may send from n: per event kind the
-// policy handles, the product of the domains of the facts it reads.
-func (m *model) events(n *node) []instance {
+// policy handles, the product of the domains of the facts it reads. The
+// instances of one kind are cached by what they depend on — the window,
+// the clock, the ids the state holds, the facts read and their moving
+// thresholds — so states that differ elsewhere share them.
+func (m *model) events(n *node) [][]instance {
 	ids := m.ids(n)
-	var enums strings.Builder
-	for i, s := range m.p.Slots {
-		if s.IsEnum() {
-			enums.WriteString(lang.FormatNum(n.vals[i].Num))
-			enums.WriteByte(',')
-		}
-	}
-	ctx := fmt.Sprint(n.window, n.now, ids, enums.String())
-	if evs, ok := m.evCache[ctx]; ok {
-		return evs
-	}
-	var out []instance
+	base := fmt.Sprint(n.window, "|", n.now, "|", ids, "|")
+	out := make([][]instance, 0, len(m.eventNames))
 	for _, name := range m.eventNames {
-		def, _ := contract.LookupEvent(name)
 		read := m.readFor(name, n)
+		var key strings.Builder
+		key.WriteString(name)
+		key.WriteByte('|')
+		key.WriteString(base)
+		for _, f := range read {
+			key.WriteString(f)
+			key.WriteByte(',')
+			if len(m.dom.dynamic[f]) > 0 {
+				key.WriteString(m.dom.dynamicKey(f, n.vals))
+			}
+		}
+		ctx := key.String()
+		evs, ok := m.evCache[ctx]
+		if !ok {
+			evs = m.build(name, read, n, ids)
+			if m.cacheBytes < m.opts.MaxBytes/4 {
+				m.evCache[ctx] = evs
+				b := int64(len(ctx))
+				for _, in := range evs {
+					b += instanceBytes + int64(len(in.frame))*valueBytes + 64*int64(len(in.facts))
+				}
+				m.cacheBytes += b
+				m.bytes += b
+			}
+		}
+		out = append(out, evs)
+	}
+	return out
+}
+
+// build makes the instances of one event kind from n.
+func (m *model) build(name string, read []string, n *node, ids []any) []instance {
+	var out []instance
+	def, _ := contract.LookupEvent(name)
+	{
 		var axes [][]any
 		for _, f := range read {
 			switch {
@@ -293,6 +258,9 @@ func (m *model) events(n *node) []instance {
 				}
 			default:
 				vals, _ := m.dom.domain(name, f)
+				if m.dom.how[name+"."+f] != declared && m.dom.how[f] != declared {
+					vals = m.dom.withDynamic(f, vals, n.vals)
+				}
 				if len(vals) == 0 {
 					vals = []any{nil}
 				}
@@ -315,6 +283,9 @@ func (m *model) events(n *node) []instance {
 			}
 			if !consistent(facts) {
 				// not an event a host sends
+			} else if !m.interesting(def, read, facts, n) {
+				// a threshold of another window, say: no guard tells it
+				// from its neighbours here
 			} else if in, err := instanceOf(def, facts); err == nil {
 				out = append(out, in)
 			}
@@ -331,10 +302,32 @@ func (m *model) events(n *node) []instance {
 			}
 		}
 	}
-	if len(m.evCache) < 1<<12 {
-		m.evCache[ctx] = out
-	}
 	return out
+}
+
+// interesting: every int fact of the event takes a value that is a
+// threshold for this event's other facts.
+func (m *model) interesting(def *contract.Event, read []string, facts map[string]any, n *node) bool {
+	value := func(f string) float64 {
+		if v, ok := facts[f]; ok {
+			x, _ := toFloat(v)
+			return x
+		}
+		x, _ := toFloat(defaults[def.Name][f])
+		return x
+	}
+	for _, f := range read {
+		if m.dom.idFacts[f] || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
+			continue
+		}
+		if _, isNum := toFloat(defaults[def.Name][f]); !isNum {
+			continue
+		}
+		if !m.dom.interesting(f, value(f), value, n.vals) {
+			return false
+		}
+	}
+	return true
 }
 
 // readFor lists, in contract order, the facts an event reads in node n:
@@ -382,16 +375,7 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 	if err != nil {
 		return instance{}, err
 	}
-	in := instance{ev: ev, facts: facts}
-	for _, f := range def.AllFacts() {
-		x, _ := ev.Fact(f.Name)
-		v, _ := lang.FromInterface(rules.LangType(f.Type), x)
-		if len(f.Enum) > 0 {
-			v, _ = lang.EnumValue(f.Enum, v.Str)
-		}
-		in.frame = append(in.frame, v)
-	}
-	return in, nil
+	return instance{ev: ev, facts: facts, frame: ev.Facts()}, nil
 }
 
 // defaults holds each event's facts' contract defaults.

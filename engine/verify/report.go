@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,18 +33,69 @@ type Result struct {
 	Policy      string `json:"policy"`
 	States      int    `json:"states"`
 	Transitions int    `json:"transitions"`
-	// Bounded is set when --depth or the state bound cut the exploration.
+	// Bounded is set when a bound (--depth, or one of Bound's) cut the
+	// exploration: every finding and every "holds" is then within it.
 	Bounded bool `json:"bounded"`
-	// Incomplete is set when the state bound cut an exploration that
-	// --depth did not bound: the properties were checked on the states
-	// explored only, which proves nothing about the rest, so it fails.
-	Incomplete bool      `json:"incomplete,omitempty"`
-	Holds      []string  `json:"holds"`
-	Findings   []Finding `json:"findings"`
-	Expected   []string  `json:"expected,omitempty"`
+	// Incomplete is set when a bound other than --depth cut the
+	// exploration (states, transitions, memory, time): the properties were
+	// checked on the states explored only, which proves nothing about the
+	// rest, so it fails.
+	Incomplete bool `json:"incomplete,omitempty"`
+	// Bound names the bound that cut the exploration, when one did.
+	Bound *Bound `json:"bound,omitempty"`
+	// ExactSlots names the slots grown from state that verify keeps exact
+	// (their uses allow no sound abstraction): an exploration that does not
+	// end is most likely theirs.
+	ExactSlots []string `json:"exact_slots,omitempty"`
+	// Params are the param values in force, for which the result holds.
+	Params   map[string]any `json:"params,omitempty"`
+	Holds    []string       `json:"holds"`
+	Findings []Finding      `json:"findings"`
+	Expected []string       `json:"expected,omitempty"`
 	// Warnings do not fail verification.
-	Warnings []Finding  `json:"warnings,omitempty"`
-	Sampling []Sampling `json:"sampling"`
+	Warnings []Finding `json:"warnings,omitempty"`
+	// HiddenWarnings counts, for a policy that uses a built-in, the
+	// file-order warnings between the built-in's own rules left out
+	// (Options.AllWarnings keeps them).
+	HiddenWarnings int        `json:"hidden_warnings,omitempty"`
+	Sampling       []Sampling `json:"sampling"`
+}
+
+// The bounds an exploration can stop at.
+const (
+	BoundDepth       = "depth"
+	BoundStates      = "states"
+	BoundTransitions = "transitions"
+	BoundMemory      = "memory"
+	BoundTime        = "time"
+	// BoundFirstFailure: Options.FailFast stopped at the first failure.
+	BoundFirstFailure = "first_failure"
+)
+
+// Bound is the bound that cut an exploration: its kind and its value
+// (events for depth, a count for states and transitions, estimated bytes
+// for memory, seconds for time).
+type Bound struct {
+	Kind  string  `json:"kind"`
+	Limit float64 `json:"limit"`
+}
+
+func (b *Bound) String() string {
+	switch b.Kind {
+	case BoundDepth:
+		return fmt.Sprintf("--depth %g: event sequences of at most %g events", b.Limit, b.Limit)
+	case BoundStates:
+		return fmt.Sprintf("the state limit of %g states", b.Limit)
+	case BoundTransitions:
+		return fmt.Sprintf("the transition limit of %g decisions", b.Limit)
+	case BoundMemory:
+		return fmt.Sprintf("the memory limit of %g MiB held (estimated)", b.Limit/(1<<20))
+	case BoundTime:
+		return fmt.Sprintf("the time limit of %g s", b.Limit)
+	case BoundFirstFailure:
+		return "the first failing property"
+	}
+	return b.Kind
 }
 
 // OK reports whether every property holds and no check failed.
@@ -59,9 +112,15 @@ type Finding struct {
 	Trace []TraceStep `json:"trace,omitempty"`
 	// LoopStart, for a loop, is the index in Trace where the cycle starts.
 	LoopStart int `json:"loop_start,omitempty"`
+	// Loop marks a lasso: Trace goes round the cycle from LoopStart and
+	// ends with the cycle's first step repeated.
+	Loop bool `json:"loop,omitempty"`
 	// Assert is the test-file condition the property requires of the
-	// counterexample's last decision, when it has one.
+	// counterexample's last decision (or final state), when it has one.
 	Assert string `json:"assert,omitempty"`
+	// Bounded marks a finding of a cut exploration that is only as true
+	// as the bound (a rule not seen firing, a value not seen held).
+	Bounded bool `json:"bounded,omitempty"`
 }
 
 // TraceStep is one event of a counterexample with what it decided.
@@ -201,8 +260,11 @@ func (f *Finding) RunBlock(policy string) string {
 	fmt.Fprintf(&b, "# verify %s: %s\n", policy, strings.ReplaceAll(f.Message, "\n", " "))
 	fmt.Fprintf(&b, "run %s {\n", strconv.Quote("verify: "+f.Name))
 	for i, s := range f.Trace {
-		if f.LoopStart > 0 && i == f.LoopStart {
+		if f.Loop && i == f.LoopStart {
 			b.WriteString("  # the cycle starts here and comes back to its start\n")
+		}
+		if f.Loop && i == len(f.Trace)-1 {
+			b.WriteString("  # the cycle's first event once more: it emits the effect again\n")
 		}
 		fmt.Fprintf(&b, "  event %s {\n", strconv.Quote(s.Event["event"].(string)))
 		for _, k := range orderedFacts(s.Event) {
@@ -228,6 +290,10 @@ func quoteList(xs []string) string {
 // WriteText prints a result for people.
 func (r *Result) WriteText(w io.Writer) {
 	for _, h := range r.Holds {
+		if r.Bounded {
+			fmt.Fprintf(w, "bound %s: %s (no violation within %s; not proved beyond it)\n", r.Policy, h, r.Bound)
+			continue
+		}
 		fmt.Fprintf(w, "ok    %s: %s\n", r.Policy, h)
 	}
 	for _, e := range r.Expected {
@@ -252,6 +318,9 @@ func (r *Result) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "      for example after: %s\n", strings.ReplaceAll(strings.TrimSpace(f.EvalLines()), "\n", " "))
 		}
 	}
+	if r.HiddenWarnings > 0 {
+		fmt.Fprintf(w, "note  %s: %d file-order warnings between the built-in's own rules not shown (--all-warnings shows them)\n", r.Policy, r.HiddenWarnings)
+	}
 	sort.SliceStable(r.Sampling, func(i, j int) bool { return r.Sampling[i].Fact < r.Sampling[j].Fact })
 	fmt.Fprintf(w, "sampled facts of %s:\n", r.Policy)
 	for _, s := range r.Sampling {
@@ -262,12 +331,26 @@ func (r *Result) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-16s %s%s\n", s.Fact, s.How, vals)
 	}
-	bound := ""
+	if len(r.Params) > 0 {
+		var ps []string
+		for _, k := range slices.Sorted(maps.Keys(r.Params)) {
+			b, _ := json.Marshal(r.Params[k])
+			ps = append(ps, k+"="+string(b))
+		}
+		fmt.Fprintf(w, "params of %s (the result is for these values): %s\n", r.Policy, strings.Join(ps, " "))
+	}
+	bound, verb := "", "hold"
 	switch {
 	case r.Incomplete:
-		bound = fmt.Sprintf(" (incomplete: the exploration stopped at the state limit of %d states; the properties hold on those only — declare narrower fact domains in a verify block, or bound it with --depth)", r.States)
+		hint := "declare narrower fact domains in a verify block, or bound it with --depth"
+		if len(r.ExactSlots) > 0 {
+			hint = "slots " + strings.Join(r.ExactSlots, ", ") + " grow and are kept exact (used other than in comparisons with constants or for equality), so their values may have no end; " + hint
+		}
+		bound = fmt.Sprintf(" (incomplete: the exploration stopped at %s; the properties were checked on the %d states explored only — %s)", r.Bound, r.States, hint)
+		verb = "not violated in those states"
 	case r.Bounded:
-		bound = " (bounded: the exploration stopped at --depth)"
+		bound = fmt.Sprintf(" (bounded by %s: nothing is proved beyond it)", r.Bound)
+		verb = "not violated within the bound"
 	}
-	fmt.Fprintf(w, "%s: %d states, %d transitions, %d properties hold, %d findings, %d warnings%s\n", r.Policy, r.States, r.Transitions, len(r.Holds), len(r.Findings), len(r.Warnings), bound)
+	fmt.Fprintf(w, "%s: %d states, %d transitions, %d properties %s, %d findings, %d warnings%s\n", r.Policy, r.States, r.Transitions, len(r.Holds), verb, len(r.Findings), len(r.Warnings), bound)
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -12,20 +13,46 @@ import (
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
-// Options bound the exploration.
+// Options bound the exploration. Every bound but Depth makes a cut
+// exploration incomplete, which fails: a property checked on part of the
+// states proves nothing about the rest.
 type Options struct {
 	// Depth bounds the length of explored event sequences; 0: no bound.
 	Depth int
 	// MaxStates bounds the abstract states explored; 0: DefaultMaxStates.
 	MaxStates int
+	// MaxTransitions bounds the decisions explored; 0:
+	// DefaultMaxTransitions.
+	MaxTransitions int
+	// MaxBytes bounds the estimated bytes the exploration holds (states,
+	// their keys and values, the moves kept for counterexamples and loops,
+	// the event instances cached); 0: DefaultMaxBytes.
+	MaxBytes int64
+	// Stop, when set, is asked between states whether the time budget is
+	// spent (the caller owns the clock: the package reads none); TimeLimit
+	// is that budget in seconds, for the report.
+	Stop      func() bool
+	TimeLimit float64
+	// FailFast stops the exploration at the first property that fails
+	// (breadth-first, so its counterexample is still a shortest one); the
+	// result is then bounded and says nothing of the other properties.
+	FailFast bool
+	// AllWarnings keeps, for a policy that uses a built-in, the file-order
+	// warnings between two of the built-in's own rules; by default only
+	// those involving a rule the file adds or replaces are reported.
+	AllWarnings bool
 	// Observe, when set, sees every transition explored: the slots before
 	// and after (by slot index; enum slots hold their value's index), the
 	// event's name and the rules that fired. The state graph uses it.
 	Observe func(from, to []lang.Value, event string, rules []string)
 }
 
-// DefaultMaxStates bounds an exploration whose depth is not bounded.
-const DefaultMaxStates = 200000
+// The default bounds.
+const (
+	DefaultMaxStates      = 200000
+	DefaultMaxTransitions = 20000000
+	DefaultMaxBytes       = 512 << 20
+)
 
 type model struct {
 	p          *rules.Policy
@@ -49,11 +76,21 @@ type model struct {
 	order       []string
 	transitions int
 	buf         []lang.Value
-	orderSeen   map[string]bool
-	warnings    []Finding
-	opts        Options
-	bounded     bool
-	incomplete  bool // the state bound, not --depth, cut the exploration
+	frame       lang.Frame // for property conditions and guards
+	orderSeen   map[[2]*rules.CompiledRule]bool
+	orderIdx    map[*rules.CompiledRule]*orderCands
+	// ruleAt maps, per group of a plan, each rule's name to its index.
+	ruleAt     map[*rules.PlanGroup]map[string]int
+	warnings   []Finding
+	opts       Options
+	bounded    bool
+	incomplete bool   // a bound other than --depth cut the exploration
+	bound      *Bound // the bound that cut it
+	bytes      int64  // estimated bytes held
+	cacheBytes int64  // of which the event instances cached
+	// hiddenWarnings counts the built-in's own file-order warnings left
+	// out of a composed policy's report.
+	hiddenWarnings int
 }
 
 type edge struct {
@@ -68,9 +105,27 @@ func Check(p *rules.Policy, opts Options) *Result {
 	if opts.MaxStates == 0 {
 		opts.MaxStates = DefaultMaxStates
 	}
+	if opts.MaxTransitions == 0 {
+		opts.MaxTransitions = DefaultMaxTransitions
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
 	m := &model{p: p, eng: engine.New(p), evCache: map[string][]instance{}, props: p.Properties,
-		index: map[string]int{}, orderSeen: map[string]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
+		index: map[string]int{}, orderSeen: map[[2]*rules.CompiledRule]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
 	m.opts = opts
+	m.orderIdx, m.ruleAt = map[*rules.CompiledRule]*orderCands{}, map[*rules.PlanGroup]map[string]int{}
+	for _, plan := range p.Plans {
+		for gi := range plan.Groups {
+			pg := &plan.Groups[gi]
+			at := map[string]int{}
+			for ri, cr := range pg.Rules {
+				at[cr.Rule.Name] = ri
+			}
+			m.ruleAt[pg] = at
+		}
+	}
+	m.frame.Memo = make([]lang.Memo, len(p.Derived))
 	m.sess = m.eng.NewSession()
 	initial := m.sess.Values(nil)
 	m.dom, _ = deriveDomains(p, initial)
@@ -106,13 +161,20 @@ func Check(p *rules.Policy, opts Options) *Result {
 		m.checkAlways(0, root, in, nil)
 	}
 	for i := 0; i < len(m.nodes); i++ {
-		if len(m.index) >= opts.MaxStates {
-			m.bounded, m.incomplete = true, true
+		if opts.FailFast && len(m.order) > 0 {
+			m.bounded, m.bound = true, &Bound{Kind: BoundFirstFailure, Limit: 1}
+			break
+		}
+		if b := m.overBound(i); b != nil {
+			m.bounded, m.incomplete, m.bound = true, true, b
 			break
 		}
 		n := m.nodes[i]
 		if opts.Depth > 0 && n.depth >= opts.Depth {
 			m.bounded = true
+			if m.bound == nil {
+				m.bound = &Bound{Kind: BoundDepth, Limit: float64(opts.Depth)}
+			}
 			continue
 		}
 		m.expand(i, n)
@@ -121,10 +183,43 @@ func Check(p *rules.Policy, opts Options) *Result {
 	return m.result()
 }
 
+// overBound names the bound the exploration has reached, if any, before
+// expanding node i.
+func (m *model) overBound(i int) *Bound {
+	switch {
+	case len(m.index) >= m.opts.MaxStates:
+		return &Bound{Kind: BoundStates, Limit: float64(m.opts.MaxStates)}
+	case m.transitions >= m.opts.MaxTransitions:
+		return &Bound{Kind: BoundTransitions, Limit: float64(m.opts.MaxTransitions)}
+	case m.bytes >= m.opts.MaxBytes:
+		return &Bound{Kind: BoundMemory, Limit: float64(m.opts.MaxBytes)}
+	case m.opts.Stop != nil && i%16 == 0 && m.opts.Stop():
+		return &Bound{Kind: BoundTime, Limit: m.opts.TimeLimit}
+	}
+	return nil
+}
+
+// Estimated sizes, for the memory bound: a node with its key and index
+// entry, a value, a kept move, an edge entry, a cached event instance.
+const (
+	nodeBytes     = int64(unsafe.Sizeof(node{})) + 64
+	valueBytes    = int64(unsafe.Sizeof(lang.Value{}))
+	stepBytes     = int64(unsafe.Sizeof(step{})) + 48
+	edgeBytes     = int64(unsafe.Sizeof(edge{})) + 64
+	instanceBytes = int64(unsafe.Sizeof(instance{})) + 256
+)
+
 func (m *model) add(n *node) (int, bool) {
 	k := m.key(n)
 	if i, ok := m.index[k]; ok {
 		return i, false
+	}
+	m.bytes += nodeBytes + 2*int64(len(k)) + int64(len(n.vals))*valueBytes + 8*int64(len(n.counts))
+	for _, v := range n.vals {
+		m.bytes += int64(len(v.Str))
+	}
+	if n.via != nil {
+		m.bytes += stepBytes + int64(len(n.via.event))*48
 	}
 	i := len(m.nodes)
 	m.index[k] = i
@@ -144,69 +239,71 @@ func (m *model) expand(i int, n *node) {
 		j, _ := m.add(next)
 		m.edge(i, j, next.via, n, nil)
 	}
-	for _, in := range m.events(n) {
-		m.sess.SetValues(n.vals)
-		d, err := m.sess.Decide(in.ev)
-		m.transitions++
-		st := &step{event: in.facts, now: n.now, idBase: m.maxID(n)}
-		if err != nil {
-			m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
-			continue
-		}
-		// The decision's slices are the session's buffers: read them only
-		// until the next Decide (a trace replays the events instead).
-		st.rules, st.effects = d.Rules, d.Effects
-		for _, r := range d.Rules {
-			m.fired[r] = true
-		}
-		m.checkOrder(i, n, in, st.rules, st)
-		m.buf = m.sess.Values(m.buf[:0])
-		post, changed := n.vals, !slices.Equal(m.buf, n.vals)
-		if changed {
-			post = slices.Clone(m.buf)
-		}
-		if m.opts.Observe != nil {
-			m.opts.Observe(n.vals, post, in.ev.Name(), st.rules)
-		}
-		resets := false
-		for _, e := range d.Effects {
-			if e.Name == "commit_reset" || e.Name == "provide_reset" {
-				resets = true
+	for _, evs := range m.events(n) {
+		for _, in := range evs {
+			m.sess.SetValues(n.vals)
+			d, err := m.sess.Decide(in.ev)
+			m.transitions++
+			st := &step{event: in.facts, now: n.now, idBase: m.maxID(n)}
+			if err != nil {
+				m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
+				continue
 			}
-		}
-		name := in.ev.Name()
-		reason, _ := in.ev.Fact("reason")
-		newSession := name == "session_start" && reason != "startup" && reason != "reload"
-		// The host's answers: a reset it carries out opens a new window; it
-		// may also fail to build the boundary and stay where it is.
-		outcomes := []bool{false}
-		if resets {
-			outcomes = []bool{false, true}
-		}
-		for _, failed := range outcomes {
-			s := *st
-			s.failed = failed
-			next := &node{vals: post, window: n.window, now: n.now, parent: i, via: &s, depth: n.depth + 1}
-			if (resets && !failed) || newSession {
-				next.window = n.window + 1
-				s.newWindow = true
+			// The decision's slices are the session's buffers: read them only
+			// until the next Decide (a trace replays the events instead).
+			st.rules, st.effects = d.Rules, d.Effects
+			for _, r := range d.Rules {
+				m.fired[r] = true
 			}
-			m.checkNever(i, n, in, &s)
-			next.counts = m.count(i, n, in, &s, next.window != n.window)
-			m.checkAlways(i, next, in, &s)
-			j := i
-			if changed || next.window != n.window || !slices.Equal(next.counts, n.counts) {
-				j, _ = m.add(next)
+			m.checkOrder(i, n, in, st.rules, st)
+			m.buf = m.sess.Values(m.buf[:0])
+			post, changed := n.vals, !slices.Equal(m.buf, n.vals)
+			if changed {
+				post = slices.Clone(m.buf)
 			}
-			m.edge(i, j, &s, n, &in)
-			s.rules, s.effects = nil, nil
+			if m.opts.Observe != nil {
+				m.opts.Observe(n.vals, post, in.ev.Name(), st.rules)
+			}
+			resets := false
+			for _, e := range d.Effects {
+				if e.Name == "commit_reset" || e.Name == "provide_reset" {
+					resets = true
+				}
+			}
+			name := in.ev.Name()
+			reason, _ := in.ev.Fact("reason")
+			newSession := name == "session_start" && reason != "startup" && reason != "reload"
+			// The host's answers: a reset it carries out opens a new window; it
+			// may also fail to build the boundary and stay where it is.
+			outcomes := []bool{false}
+			if resets {
+				outcomes = []bool{false, true}
+			}
+			for _, failed := range outcomes {
+				s := *st
+				s.failed = failed
+				next := &node{vals: post, window: n.window, now: n.now, parent: i, via: &s, depth: n.depth + 1}
+				if (resets && !failed) || newSession {
+					next.window = n.window + 1
+					s.newWindow = true
+				}
+				m.checkEffects(i, n, in, &s)
+				next.counts = m.count(i, n, in, &s, next.window != n.window)
+				m.checkAlways(i, next, in, &s)
+				j := i
+				if changed || next.window != n.window || !slices.Equal(next.counts, n.counts) {
+					j, _ = m.add(next)
+				}
+				m.edge(i, j, &s, n, &in)
+				s.rules, s.effects = nil, nil
+			}
 		}
 	}
 }
 
-// noneAssert is a test-file condition: the last decision has no effect
-// the property is about.
-func noneAssert(pr *rules.Property) string {
+// effectCond is a test-file predicate on one effect: the effect the
+// property is about, with its arguments.
+func effectCond(pr *rules.Property) string {
 	cond := ".effect == '" + pr.Effect + "'"
 	for _, k := range slices.Sorted(maps.Keys(pr.With)) {
 		switch v := pr.With[k].(type) {
@@ -216,7 +313,48 @@ func noneAssert(pr *rules.Property) string {
 			cond += fmt.Sprintf(" && .%s == %v", k, v)
 		}
 	}
-	return "none(last.effects, " + cond + ")"
+	return cond
+}
+
+// noneAssert is a test-file condition: the last decision has no effect
+// the property is about.
+func noneAssert(pr *rules.Property) string {
+	return "none(last.effects, " + effectCond(pr) + ")"
+}
+
+// anyAssert: the last decision has the effect an obligation requires.
+func anyAssert(pr *rules.Property) string {
+	return "any(last.effects, " + effectCond(pr) + ")"
+}
+
+// atMostAssert is a test-file condition: the decisions since the window or
+// cycle of the counterexample's last event began emit the effect at most
+// Count times. That start is the last state on the way to node i whose
+// counter was 0.
+func (m *model) atMostAssert(pr *rules.Property, pi, i int) string {
+	at := i
+	for at >= 0 && m.nodes[at].counts[pi] > 0 && m.nodes[at].parent >= 0 {
+		at = m.nodes[at].parent
+	}
+	k := 0
+	for _, s := range m.path(at) {
+		if s.event != nil {
+			k++ // a clock move is no decision of the run
+		}
+	}
+	return fmt.Sprintf("reduce(decisions[%d:], #acc + len(filter(.effects, %s)), 0) <= %d", k, effectCond(pr), pr.Count)
+}
+
+// effectText names the effect with its arguments, for messages.
+func effectText(pr *rules.Property) string {
+	if len(pr.With) == 0 {
+		return pr.Effect
+	}
+	var args []string
+	for _, k := range slices.Sorted(maps.Keys(pr.With)) {
+		args = append(args, fmt.Sprintf("%s = %v", k, pr.With[k]))
+	}
+	return pr.Effect + " { " + strings.Join(args, ", ") + " }"
 }
 
 // matches reports whether an effect is the one a property is about.
@@ -233,9 +371,14 @@ func matches(pr *rules.Property, e engine.Effect) bool {
 	return true
 }
 
-func (m *model) checkNever(i int, n *node, in instance, st *step) {
+// checkEffects checks the decision of event in against the never and
+// always_emits properties whose events and conditions it meets.
+func (m *model) checkEffects(i int, n *node, in instance, st *step) {
 	for _, pr := range m.props {
-		if pr.Kind != rules.Never || (len(pr.On) > 0 && !slices.Contains(pr.On, in.ev.Name())) {
+		if pr.Kind != rules.Never && pr.Kind != rules.AlwaysEmits {
+			continue
+		}
+		if len(pr.On) > 0 && !slices.Contains(pr.On, in.ev.Name()) {
 			continue
 		}
 		if pr.When != nil {
@@ -246,17 +389,18 @@ func (m *model) checkNever(i int, n *node, in instance, st *step) {
 			if w == nil {
 				continue
 			}
-			f := lang.Frame{Event: in.frame, State: n.vals}
-			if !w.B(&f) || f.Err != nil {
+			if !m.holds(w, in.frame, n.vals) {
 				continue
 			}
 		}
-		for _, e := range st.effects {
-			if matches(pr, e) {
-				m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), e.Name), i, st)
-				m.found[pr.Name].Assert = noneAssert(pr)
-				break
-			}
+		emitted := slices.ContainsFunc(st.effects, func(e engine.Effect) bool { return matches(pr, e) })
+		switch {
+		case pr.Kind == rules.Never && emitted:
+			m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), pr.Effect), i, st)
+			m.found[pr.Name].Assert = noneAssert(pr)
+		case pr.Kind == rules.AlwaysEmits && !emitted:
+			m.report(pr.Name, KindProperty, fmt.Sprintf("%s does not yield %s", in.ev.Name(), effectText(pr)), i, st)
+			m.found[pr.Name].Assert = anyAssert(pr)
 		}
 	}
 }
@@ -278,8 +422,10 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 			}
 		}
 		if out[pi] > pr.Count {
-			m.report(pr.Name, KindProperty, fmt.Sprintf("%d × %s in one %s", out[pi], pr.Effect, pr.Per), i, st)
-			m.found[pr.Name].Assert = noneAssert(pr)
+			if _, seen := m.found[pr.Name]; !seen {
+				m.report(pr.Name, KindProperty, fmt.Sprintf("%d × %s in one %s", out[pi], pr.Effect, pr.Per), i, st)
+				m.found[pr.Name].Assert = m.atMostAssert(pr, pi, i)
+			}
 			out[pi] = pr.Count // keep exploring from a bounded counter
 		}
 	reset:
@@ -291,12 +437,19 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 }
 
 func (m *model) endsCycle(pr *rules.Property, n *node, in instance) bool {
-	return eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
+	return m.eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
+}
+
+// holds evaluates a condition on an event's facts and a state, in the
+// model's one frame (no allocation per evaluation).
+func (m *model) holds(w *lang.Program, event, state []lang.Value) bool {
+	m.frame.Begin(event, state)
+	return w.B(&m.frame) && m.frame.Err == nil
 }
 
 // eventHolds: the event is one of names and its condition, if any, holds
 // on the state before it.
-func eventHolds(names []string, conds map[string]*lang.Program, n *node, in instance) bool {
+func (m *model) eventHolds(names []string, conds map[string]*lang.Program, n *node, in instance) bool {
 	if !slices.Contains(names, in.ev.Name()) {
 		return false
 	}
@@ -304,8 +457,7 @@ func eventHolds(names []string, conds map[string]*lang.Program, n *node, in inst
 	if w == nil {
 		return true
 	}
-	f := lang.Frame{Event: in.frame, State: n.vals}
-	return w.B(&f) && f.Err == nil
+	return m.holds(w, in.frame, n.vals)
 }
 
 func (m *model) checkAlways(i int, next *node, in instance, st *step) {
@@ -313,30 +465,36 @@ func (m *model) checkAlways(i int, next *node, in instance, st *step) {
 		if pr.Kind != rules.Always || pr.Always == nil {
 			continue
 		}
-		f := lang.Frame{Event: in.frame[:len(contract.CommonFacts)], State: next.vals}
-		ok := pr.Always.B(&f)
-		if f.Err != nil || !ok {
+		m.frame.Begin(in.frame[:len(contract.CommonFacts)], next.vals)
+		ok := pr.Always.B(&m.frame)
+		if err := m.frame.Err; err != nil || !ok {
 			msg := "the invariant is false after the event"
-			if f.Err != nil {
-				msg = "the invariant cannot be evaluated: " + f.Err.Error()
+			if err != nil {
+				msg = "the invariant cannot be evaluated: " + err.Error()
 			}
 			if st == nil {
 				msg += " (in the initial state)"
 			}
+			if _, seen := m.found[pr.Name]; seen {
+				continue
+			}
 			m.report(pr.Name, KindProperty, msg, i, st)
+			if f := m.found[pr.Name]; len(f.Trace) > 0 {
+				f.Assert = m.invariantAssert(pr.Always.Source, f.Trace[len(f.Trace)-1].Event)
+			}
 		}
 	}
 }
 
 // isInput: an event that brings new input ends a no_loop cycle.
-func isInput(pr *rules.Property, n *node, in *instance) bool {
+func (m *model) isInput(pr *rules.Property, n *node, in *instance) bool {
 	if in == nil {
 		return false // the clock moved
 	}
 	if ui, _ := in.facts["user_input"].(bool); ui && in.ev.Name() == "request" {
 		return true
 	}
-	return eventHolds(pr.InputEvents, pr.InputWhen, n, *in)
+	return m.eventHolds(pr.InputEvents, pr.InputWhen, n, *in)
 }
 
 // edge records a transition between abstract states for the no_loop
@@ -347,7 +505,7 @@ func (m *model) edge(i, j int, st *step, n *node, in *instance) {
 	any := false
 	for _, pr := range m.props {
 		c, f := false, false
-		if pr.Kind == rules.NoLoop && !isInput(pr, n, in) {
+		if pr.Kind == rules.NoLoop && !m.isInput(pr, n, in) {
 			any, f = true, true
 			for _, e := range st.effects {
 				if matches(pr, e) {
@@ -365,6 +523,7 @@ func (m *model) edge(i, j int, st *step, n *node, in *instance) {
 	}
 	prev, ok := m.edges[i][j]
 	if !ok {
+		m.bytes += edgeBytes + stepBytes + int64(len(cont))*2
 		m.edges[i][j] = edge{st: st, continues: cont, free: free}
 		return
 	}
@@ -399,124 +558,4 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 	}
 	m.found[name] = &Finding{Name: name, Kind: kind, Message: msg, Trace: m.trace(steps)}
 	m.order = append(m.order, name)
-}
-
-func (m *model) result() *Result {
-	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Warnings: m.warnings}
-	for _, pr := range m.props {
-		if f, ok := m.found[pr.Name]; ok {
-			r.Findings = append(r.Findings, *f)
-		} else {
-			r.Holds = append(r.Holds, pr.Name)
-		}
-	}
-	if f, ok := m.found["runtime error"]; ok {
-		r.Findings = append(r.Findings, *f)
-	}
-	var unfired, unreached []string
-	if v := m.p.Verify; v != nil {
-		unfired, unreached = v.Unfired, v.Unreached
-	}
-	for _, rule := range m.p.Rules {
-		if m.fired[rule.Name] {
-			if slices.Contains(unfired, rule.Name) {
-				r.Findings = append(r.Findings, Finding{Name: "unfired " + rule.Name, Kind: KindDeadRule, Message: "rule " + rule.Name + " is marked unfired in the verify block, yet it fires"})
-			}
-			continue
-		}
-		if slices.Contains(unfired, rule.Name) {
-			r.Expected = append(r.Expected, "rule "+rule.Name+" never fires")
-			continue
-		}
-		r.Findings = append(r.Findings, Finding{Name: "dead rule " + rule.Name, Kind: KindDeadRule, Message: m.whyDead(rule)})
-	}
-	for si, s := range m.p.Slots {
-		if !s.IsEnum() {
-			continue
-		}
-		for vi, v := range s.Enum {
-			if m.reached[si][vi] {
-				continue
-			}
-			name := s.Name + "." + v
-			if slices.Contains(unreached, name) {
-				r.Expected = append(r.Expected, "slot "+s.Name+" never holds "+v)
-				continue
-			}
-			r.Findings = append(r.Findings, Finding{Name: "unreached " + name, Kind: KindUnreached, Message: fmt.Sprintf("no reachable state has %s = %q", s.Name, v)})
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(m.dom.how)) {
-		if m.usedFact(name) {
-			vals, ok := m.dom.values[name]
-			if !ok {
-				vals = m.dom.perEvent[name]
-			}
-			r.Sampling = append(r.Sampling, Sampling{Fact: name, How: m.dom.how[name], Values: vals})
-		}
-	}
-	return r
-}
-
-func (m *model) usedFact(key string) bool {
-	for _, ev := range m.eventNames {
-		ev2, name, own := strings.Cut(key, ".")
-		if own && ev2 != ev {
-			continue
-		}
-		if !own {
-			name = key
-		}
-		if slices.Contains(m.dom.read[ev], name) {
-			return true
-		}
-	}
-	return key == factWindow
-}
-
-// whyDead names the earlier rule of the group that always wins where the
-// rule would match, by asking the engine to explain every decision again.
-func (m *model) whyDead(rule *rules.Rule) string {
-	shadow := map[string]int{}
-	for i, n := range m.nodes {
-		if i > 20000 {
-			break
-		}
-		for _, in := range m.events(n) {
-			if !slices.Contains(rule.On, in.ev.Name()) {
-				continue
-			}
-			m.sess.SetValues(n.vals)
-			d, err := m.sess.DecideExplain(in.ev)
-			if err != nil {
-				continue
-			}
-			for _, c := range d.Explain {
-				if c.Rule == rule.Name && strings.HasPrefix(c.Reason, "not reached: ") {
-					by := strings.TrimPrefix(c.Reason, "not reached: ")
-					by = by[:strings.IndexByte(by+" ", ' ')]
-					if m.whenHolds(rule, n, in) {
-						shadow[by]++
-					}
-				}
-			}
-		}
-	}
-	if len(shadow) > 0 {
-		names := slices.Sorted(maps.Keys(shadow))
-		return fmt.Sprintf("rule %s never fires: where it would match, an earlier rule of group %s fires first (%s)", rule.Name, rule.Group.Name, strings.Join(names, ", "))
-	}
-	return fmt.Sprintf("rule %s never fires: its from and when never hold together in a reachable state", rule.Name)
-}
-
-// whenHolds evaluates the rule's from and guard on the event in node n.
-func (m *model) whenHolds(rule *rules.Rule, n *node, in instance) bool {
-	for _, pg := range m.p.PlanFor(in.ev.Name()).Groups {
-		for _, cr := range pg.Rules {
-			if cr.Rule == rule {
-				return m.matchesAt(cr, n, in)
-			}
-		}
-	}
-	return false
 }

@@ -226,6 +226,14 @@ group "g" {
 	if len(want) > 0 {
 		t.Errorf("missing findings %v in %+v", want, r.Findings)
 	}
+	// The run block of a decision that fails at run time fails in test:
+	// the event errors.
+	for i := range r.Findings {
+		if f := &r.Findings[i]; f.Kind == verify.KindRuntime {
+			p, _ := rules.Load(rules.Source{Name: "p.hcl", Bytes: []byte(base)})
+			runFails(t, p, f)
+		}
+	}
 	r = load(base + `verify {
   unfired   = ["start_named", "divide"]
   unreached = ["phase.never"]
@@ -289,12 +297,16 @@ property "no continuation loop without a new request" {
 	for _, s := range f.Trace {
 		names = append(names, s.Event["event"].(string))
 	}
-	if got := strings.Join(names, " "); got != "turn_end summary_done" && got != "turn_end summary_done turn_end" {
+	// Round the cycle once, then its first step again, which the run
+	// block's assert is about.
+	if got := strings.Join(names, " "); got != "turn_end summary_done turn_end" && got != "turn_end summary_done turn_end summary_done" {
 		t.Errorf("lasso: %s (loop starts at %d)", got, f.LoopStart)
 	}
-	if !strings.Contains(f.RunBlock(p.Name), "the cycle starts here") && f.LoopStart > 0 {
+	if !strings.Contains(f.RunBlock(p.Name), "the cycle starts here") {
 		t.Errorf("run block does not mark the cycle:\n%s", f.RunBlock(p.Name))
 	}
+	replays(t, p, &f)
+	runFails(t, p, &f)
 }
 
 // An exploration cut by the state bound proves nothing about the states it
@@ -319,5 +331,56 @@ func TestStateLimitIsIncomplete(t *testing.T) {
 	}
 	if d := verify.Check(p, verify.Options{Depth: 2}); d.Incomplete || !d.Bounded {
 		t.Errorf("--depth 2: bounded %v, incomplete %v; want bounded by depth, not incomplete", d.Bounded, d.Incomplete)
+	}
+}
+
+// A policy that uses a built-in: the built-in's own file-order warnings are
+// counted, not listed (AllWarnings lists them), the author's are listed,
+// and a dead rule of the author's names the earlier rule that shadows it.
+func TestComposedFindingsAreTheAuthors(t *testing.T) {
+	src := `use "wipe_memory" {}
+slot "mode" {
+  values = ["plain", "named"]
+}
+group "team" {
+  rule "any_tool_is_plain" {
+    on = "tool"
+    to = { mode = "plain" }
+  }
+  rule "named_tool" {
+    on   = "tool"
+    when = "event.name == 'notes'"
+    to   = { mode = "named" }
+  }
+}
+`
+	p, diags := rules.Load(rules.Source{Name: "team.hcl", Bytes: []byte(src)}, rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names))
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Name, "any_tool_is_plain before named_tool") {
+		t.Errorf("warnings: want the author's one only, got %+v", r.Warnings)
+	}
+	if r.HiddenWarnings < 10 {
+		t.Errorf("hidden built-in warnings: %d", r.HiddenWarnings)
+	}
+	all := verify.Check(p, verify.Options{AllWarnings: true})
+	if len(all.Warnings) != 1+r.HiddenWarnings {
+		t.Errorf("AllWarnings: %d warnings, want 1 + %d", len(all.Warnings), r.HiddenWarnings)
+	}
+	dead := false
+	for _, f := range r.Findings {
+		if f.Name == "dead rule named_tool" {
+			dead = strings.Contains(f.Message, "an earlier rule of group team fires first (any_tool_is_plain)")
+		}
+	}
+	if !dead {
+		t.Errorf("the dead rule is not named with its shadow: %+v", r.Findings)
+	}
+	var b strings.Builder
+	r.WriteText(&b)
+	if !strings.Contains(b.String(), "file-order warnings between the built-in's own rules not shown (--all-warnings shows them)") {
+		t.Errorf("the report does not say warnings were left out:\n%s", b.String())
 	}
 }

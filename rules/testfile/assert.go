@@ -33,11 +33,26 @@ type Assert struct {
 //     {event: string, rules: [string], effects: [{effect: string, …args}],
 //     error: string, state: {slot: value}} (state after the event);
 //   - last: the last decision ({} when the run has no events);
-//   - state: the final state, slot -> value.
+//   - state: the final state, slot -> value;
+//   - derived: the policy's derived values on the last event in the final
+//     state, name -> value (as the guards of a next identical event would
+//     see them; {} when the run has no events);
+//   - param: the params in force, name -> value.
 //
 // Lists are []any and objects map[string]any, so `last.rules == []` holds
 // when no rule fired.
 func AssertEnv(decisions []any, state map[string]any) map[string]any {
+	return AssertEnvWith(decisions, state, nil, nil)
+}
+
+// AssertEnvWith is AssertEnv with the derived values and params.
+func AssertEnvWith(decisions []any, state, derived, params map[string]any) map[string]any {
+	if derived == nil {
+		derived = map[string]any{}
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
 	last := map[string]any{}
 	if n := len(decisions); n > 0 {
 		if m, ok := decisions[n-1].(map[string]any); ok {
@@ -50,7 +65,7 @@ func AssertEnv(decisions []any, state map[string]any) map[string]any {
 	if state == nil {
 		state = map[string]any{}
 	}
-	return map[string]any{"decisions": decisions, "last": last, "state": state}
+	return map[string]any{"decisions": decisions, "last": last, "state": state, "derived": derived, "param": params}
 }
 
 // Eval runs the condition against env (see AssertEnv). An error is a
@@ -98,7 +113,7 @@ func decodeAssertBlock(src []byte, b *hcl.Block) (*Assert, hcl.Diagnostics) {
 	a.Condition = cond
 	if strings.TrimSpace(cond) == "" {
 		return nil, append(diags, errorAt(attr.Expr.Range(), "Empty condition",
-			"An assert condition is an expr expression over decisions, last and state."))
+			"An assert condition is an expr expression over decisions, last, state, derived and param."))
 	}
 	program, err := expr.Compile(cond, expr.Env(AssertEnv(nil, nil)), expr.AsBool())
 	if err != nil {

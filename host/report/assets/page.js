@@ -144,7 +144,10 @@
     $("#nav-proof").classList.add(ok ? "ok" : "bad");
     body.append(el("p", {}, ok ? badge("every property holds", "ok") : badge(findings.length ? "violated" : "incomplete", "bad"),
       el("span", { text: " explored " + num(v.states) + " states and " + num(v.transitions) + " transitions" + (v.bounded ? ", bounded" : ", until no new state") + " in " + (v.seconds || 0).toFixed(2) + " s" })));
-    const rows = (v.holds || []).map((n) => [badge("holds", "ok"), n, ""]);
+    if (v.bound) body.append(el("p", { class: "caveat", text: "The exploration stopped at its " + v.bound.kind + " bound (" + v.bound.limit + "): every result below holds only within it." }));
+    if (v.params) body.append(el("p", {}, "Proven for the param values ", el("code", { text: Object.entries(v.params).map(([k, x]) => k + "=" + value(x)).join(", ") }),
+      (v.exact_slots || []).length ? el("span", { text: "; slots kept exact: " + v.exact_slots.join(", ") }) : null));
+    const rows = (v.holds || []).map((n) => [badge(v.bounded ? "bounded" : "holds", v.bounded ? "warn" : "ok"), n, ""]);
     for (const f of findings) rows.push([badge("fails", "bad"), f.name, f.message]);
     for (const e of v.expected || []) rows.push([badge("expected", "warn"), e, ""]);
     body.append(table(["result", "property", "why"], rows));
@@ -168,6 +171,7 @@
       body.append(el("h3", { text: "Warnings (" + v.warnings.length + ")" }));
       body.append(table(["kind", "name", "message"], v.warnings.map((w) => [w.kind, w.name, w.message])));
     }
+    if (v.hidden_warnings) body.append(el("p", { class: "muted", text: v.hidden_warnings + " file-order warnings between the built-in's own rules are not listed (resetpolicy verify --all-warnings lists them)." }));
     body.append(el("h3", { text: "What was explored: the facts and how each was sampled" }));
     body.append(table(["fact", "how", "values"], (v.sampling || []).map((s) => [el("code", { text: s.fact }), s.how, (s.values || []).map(value).join(", ")])));
   })();
