@@ -17,13 +17,13 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 	h.lastCtx = ctx;
 	if (args === "on" || args === "off") {
 		if (!h.live) {
-			ctx.ui.notify(`resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}).`, "error");
+			say(ctx, `resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}).`, "error");
 			return;
 		}
 		h.enabled = args === "on";
 		h.generation++;
 		await guard(h, ctx, () => simple(h, ctx, "toggle", { on: h.enabled }));
-		ctx.ui.notify(`resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
+		say(ctx, `resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
 		return;
 	}
 	const lines: string[] = [];
@@ -39,7 +39,9 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 			".pi/resetpolicy.hcl exists but was ignored: this project is not trusted. Trust it with /trust (or start pi with --approve), then start a new session.",
 		);
 	}
-	ctx.ui.notify(lines.join("\n"), "info");
+	// The reply path every command uses (say): a notice with a UI, stderr
+	// in print and JSON mode, where ctx.ui.notify shows nothing.
+	say(ctx, lines.join("\n"), "info");
 }
 
 export function registerSurface(h: HostState, init: InitializeResult): void {
