@@ -271,6 +271,10 @@ message "warning_notice" {
   text = "Context window nearly full; the agent was asked to save its notes and wipe the window."
 }
 
+message "manual_close_out_dropped" {
+  text = "/wipe-memory did not happen: a turn of the close-out failed (a provider error), and a failed turn never completes a close-out, so nothing was wiped. Run /wipe-memory again to ask for it."
+}
+
 message "compact_cancelled_notice" {
   text = "/compact is off while wipe_memory is on: a summary would carry the old history back into the context window. Run /wipe-memory instead: the agent saves its notes, then its window is wiped."
 }
@@ -618,6 +622,25 @@ group "request" {
     when = "event.outcome == 'error' && event.error == 'overflow' && !event.queued && event.enabled && event.auto_reset"
     to   = { request = "none", request_source = "none", overflow = "pending-spent" }
     set  = { request_window = "''" }
+  }
+
+  # "Other failures drop the request but preserve the overflow chain." /
+  # "An ordinary close-out error is dropped without reset." The seed's rule
+  # holds for the close-out the user asked for too, even though Pi's retry
+  # may then complete the turn; what the seed does not say is that the user
+  # is left believing the wipe is still coming. They are told, once (the
+  # request is gone, so a second failure finds nothing to drop), that it was
+  # dropped and how to ask again.
+  rule "turn_end_failure_drops_manual_close_out_and_says_so" {
+    on   = "turn_end"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.outcome == 'error'"
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+    effect "notify" {
+      level = "warning"
+      text  = "message.manual_close_out_dropped"
+    }
   }
 
   # "Other failures drop the request but preserve the overflow chain."
