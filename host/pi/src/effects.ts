@@ -56,7 +56,8 @@ export async function apply(
 			}
 			case "notify": {
 				const level = ef.level === "error" || ef.level === "warning" ? ef.level : "info";
-				say(ctx, String(ef.text ?? ""), level);
+				if (out.deferNotices) out.notices.push({ text: String(ef.text ?? ""), level });
+				else say(ctx, String(ef.text ?? ""), level);
 				break;
 			}
 			case "ask":

@@ -4,9 +4,9 @@
 // one before the next event is reported.
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { Decision } from "./protocol.ts";
+import type { Decision, Draft } from "./protocol.ts";
 import { persistDurable } from "./durable.ts";
-import { fit, type HostState, request } from "./state.ts";
+import { fit, type HostState, request, say } from "./state.ts";
 
 /** The host contract's default context_window (rules/contract). */
 const DEFAULT_CONTEXT_WINDOW = 200000;
@@ -64,8 +64,12 @@ export async function decide(h: HostState, ctx: ExtensionContext, event: string,
 	return d;
 }
 
-/** A committed boundary makes its window the active one. */
+/**
+ * A committed boundary makes its window the active one; notices held back
+ * for hidden entries are shown once those entries are in the session.
+ */
 export async function confirmWindow(h: HostState, ctx: ExtensionContext): Promise<void> {
+	showDurableNotices(h, ctx);
 	const w = h.pendingWindow;
 	if (w === undefined) return;
 	const r = await request<{ committed: boolean }>(h, "committed", {
@@ -82,4 +86,29 @@ export async function confirmWindow(h: HostState, ctx: ExtensionContext): Promis
 		const notice = h.init?.surface.messages.reset_notice;
 		if (notice !== undefined && notice !== "") ctx.ui.notify(notice, "info");
 	}
+}
+
+/**
+ * Seed 000: "UI reminder notices are emitted only after the matching hidden
+ * entry is durable, so failed requests do not report an uncommitted
+ * warning." The same wait as the reset notice's: a turn's notices are shown
+ * at the first hook after Pi appended every hidden entry that turn returned
+ * (the same message, for the same window, on the branch).
+ */
+function showDurableNotices(h: HostState, ctx: ExtensionContext): void {
+	if (h.pendingNotices.length === 0) return;
+	const branch = ctx.sessionManager.getBranch();
+	const durable = (d: Draft) =>
+		d.type !== "custom_message" ||
+		branch.some((e) => {
+			if (e.type !== "custom_message" || e.customType !== d.customType) return false;
+			const got = e.details as { windowId?: unknown; message?: unknown } | undefined;
+			const want = d.details as { windowId?: unknown; message?: unknown } | undefined;
+			return got?.windowId === want?.windowId && got?.message === want?.message;
+		});
+	h.pendingNotices = h.pendingNotices.filter((p) => {
+		if (!p.drafts.every(durable)) return true;
+		for (const n of p.notices) say(ctx, n.text, n.level);
+		return false;
+	});
 }

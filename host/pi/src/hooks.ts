@@ -32,6 +32,7 @@ export async function onSessionTree(h: HostState, ctx: ExtensionContext): Promis
 	h.generation++;
 	h.pendingWindow = undefined;
 	h.requestDrafts = [];
+	h.pendingNotices = [];
 	await reloadSettings(h, ctx);
 	const w = await request<{ windowId: string }>(h, "activeWindow", { entries: fit(ctx.sessionManager.getBranch()) });
 	h.windowId = w.windowId !== "" ? w.windowId : "w1";
@@ -129,6 +130,12 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 		for (const r of h.requestDrafts) if (r.window === h.windowId) out.entries.push(r.draft);
 	}
 	h.requestDrafts = [];
+	// The notices of this turn wait for its hidden entries (Pi appends them
+	// after this handler returns); confirmWindow above showed every earlier
+	// turn's that became durable, and the rest never will.
+	const drafts = [...out.entries];
+	out.deferNotices = drafts.length > 0;
+	h.pendingNotices = [];
 	try {
 		const d = await decide(h, ctx, "turn_end", {
 			outcome: e.outcome,
@@ -141,6 +148,7 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 		if (!(err instanceof EngineDown)) ctx.ui.notify(`resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
 		out.continueRun = undefined;
 	}
+	if (out.notices.length > 0) h.pendingNotices.push({ drafts, notices: out.notices });
 	return boundaryResult(e.entries, out);
 }
 

@@ -169,6 +169,7 @@ function resetSessionState(h: HostState): void {
 	h.pendingWindow = undefined;
 	h.pendingCompactionWindow = undefined;
 	h.requestDrafts = [];
+	h.pendingNotices = [];
 	h.stopRequested = false;
 	h.inflightAttempt = undefined;
 	h.compactionAttempt = undefined;

@@ -76,6 +76,8 @@ export interface Pi {
 	session: AgentSession;
 	faux: FauxProviderHandle;
 	notices: Notice[];
+	/** For each notice, the session branch (labels()) at the moment it was shown. */
+	noticeBranches: string[][];
 	statuses: (string | undefined)[];
 	/** The titles of the input dialogs asked, in order. */
 	dialogs: string[];
@@ -148,11 +150,15 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		noTools: "builtin",
 	});
 	const notices: Notice[] = [];
+	const noticeBranches: string[][] = [];
 	const statuses: (string | undefined)[] = [];
 	const dialogs: string[] = [];
 	const inputs = [...(opts.inputs ?? [])];
 	const ui = {
-		notify: (text: string, level?: string) => notices.push({ level: level ?? "info", text }),
+		notify: (text: string, level?: string) => {
+			notices.push({ level: level ?? "info", text });
+			noticeBranches.push(labels(session.sessionManager.getBranch()));
+		},
 		setStatus: (_key: string, text: string | undefined) => statuses.push(text),
 		select: async () => undefined,
 		confirm: async () => false,
@@ -195,6 +201,7 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		session,
 		faux,
 		notices,
+		noticeBranches,
 		statuses,
 		dialogs,
 		requests,

@@ -4,8 +4,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
-import { labels, requestTexts, settle, startPi } from "./harness.ts";
+import { fauxAssistantMessage } from "@earendil-works/pi-ai";
+import { labels, settle, startPi } from "./harness.ts";
 
 const TRANSIENT = "503 Service Unavailable: overloaded";
 
@@ -27,6 +27,44 @@ test("seed 000 'An ordinary close-out error is dropped without reset.': a /wipe-
 		assert.match(dropped[0]!.text, /Run \/wipe-memory again/);
 		const rules = pi.decisions().flatMap((d) => d.rules);
 		assert.ok(rules.includes("turn_end_failure_drops_manual_close_out_and_says_so"), rules.join(", "));
+	} finally {
+		await pi.dispose();
+	}
+});
+
+for (const [kind, window, notice, entry] of [
+	// A 20000-token window is inside the warning runway from the start.
+	["close-out warning", 20000, "Context window nearly full", "custom_message:resetpolicy/checkpoint_warning"],
+	// 40000 - 16384 - 24576 < 0 remaining tokens before the reminder: due at once, the warning not.
+	["reminder", 40000, "Context budget is getting low", "custom_message:resetpolicy/budget_reminder"],
+] as const) {
+	test(`seed 000 'UI reminder notices are emitted only after the matching hidden entry is durable': the ${kind} notice is shown once its entry is in the session`, async () => {
+		const pi = await startPi({ contextWindow: window });
+		try {
+			pi.respond(fauxAssistantMessage("an answer"));
+			await pi.session.prompt("keep going");
+			await settle(pi);
+			assert.ok(labels(pi.persisted()).includes(entry), labels(pi.persisted()).join(", "));
+			const i = pi.notices.findIndex((n) => n.text.startsWith(notice));
+			assert.ok(i >= 0, JSON.stringify(pi.notices));
+			assert.ok(pi.noticeBranches[i]!.includes(entry), `shown before its entry was durable: ${pi.noticeBranches[i]!.join(", ")}`);
+			assert.equal(pi.notices.filter((n) => n.text.startsWith(notice)).length, 1);
+		} finally {
+			await pi.dispose();
+		}
+	});
+}
+
+test("seed 000 'so failed requests do not report an uncommitted warning': a failed request's warning shows no notice", async () => {
+	// Retries off: the request must fail for good, which Pi's retry would
+	// otherwise turn into a completed one.
+	const pi = await startPi({ contextWindow: 20000 });
+	try {
+		pi.session.settingsManager.setRetryEnabled(false);
+		pi.respond(fauxAssistantMessage("", { stopReason: "error", errorMessage: TRANSIENT }));
+		await pi.session.prompt("keep going");
+		await settle(pi);
+		assert.ok(!pi.notices.some((n) => n.text.startsWith("Context window nearly full")), JSON.stringify(pi.notices));
 	} finally {
 		await pi.dispose();
 	}
