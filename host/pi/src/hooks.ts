@@ -99,7 +99,7 @@ export async function onRequest(h: HostState, e: ContextWithSystemEvent, ctx: Ex
 			changed = true;
 		}
 	}
-	const d = await decide(h, ctx, "request", { user_input: userInputAfterReset(e.messages) });
+	const d = await decide(h, ctx, "request", { user_input: userInputAfterReset(e.messages) }, messages);
 	const out = new Outcome("request");
 	await apply(h, d.effects, out, ctx);
 	if (out.stop || h.stopRequested) {

@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fauxAssistantMessage } from "@earendil-works/pi-ai";
-import { labels, settle, startPi } from "./harness.ts";
+import { labels, requestTexts, settle, startPi } from "./harness.ts";
 
 const TRANSIENT = "503 Service Unavailable: overloaded";
+const PAD = "lorem ipsum dolor sit amet ".repeat(340); // about 2300 tokens
 
 test("seed 000 'An ordinary close-out error is dropped without reset.': a /wipe-memory whose turn hits a 503 is dropped, and the user is told once how to ask again", async () => {
 	const pi = await startPi({ decisionLog: true });
@@ -65,6 +66,29 @@ test("seed 000 'so failed requests do not report an uncommitted warning': a fail
 		await pi.session.prompt("keep going");
 		await settle(pi);
 		assert.ok(!pi.notices.some((n) => n.text.startsWith("Context window nearly full")), JSON.stringify(pi.notices));
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("seed 000 'Usage estimation uses the same checkpoint-aware projection decision.': the first request of a fresh window is measured, not reported as 0, and a large one gets the close-out warning", async () => {
+	// A 60000-token window: the warning is due at 31328 tokens (60000 -
+	// 16384 - 12288), the hard reserve and Pi's own threshold at 43616.
+	const pi = await startPi({ contextWindow: 60000, decisionLog: true });
+	try {
+		pi.respond(fauxAssistantMessage("notes saved"));
+		await pi.session.prompt("/wipe-memory");
+		await settle(pi);
+		assert.ok(labels(pi.persisted()).includes("compaction:reset"));
+		assert.equal(pi.session.getContextUsage()?.tokens, null, "Pi does not know the fresh window's size until the model answers");
+
+		pi.respond(fauxAssistantMessage("read it all"));
+		await pi.session.prompt(`read this: ${PAD.repeat(15)}`);
+		await settle(pi);
+		const request = pi.decisions().filter((d) => d.event.event === "request").at(-1)!;
+		assert.ok(Number(request.event.tokens) > 31328, `the fresh window's first request measured ${request.event.tokens} tokens`);
+		assert.deepEqual(request.rules, ["budget_warning_staged_once_per_window", "budget_warning_arms_automatic_close_out"]);
+		assert.match(requestTexts(pi.requests.at(-1)!).at(-1)!, /^user:Context checkpoint: this context window is about to be wiped/);
 	} finally {
 		await pi.dispose();
 	}
