@@ -41,6 +41,9 @@
 #   failures        summary failures in a row
 #   retry_at        no checkpoint at a turn boundary before this time (ms)
 #   cooldown_until  no checkpoint at a turn boundary before this time (ms)
+#   new_work        new work since the last checkpoint (a completed turn
+#                   with tool results, or a new user prompt): it lifts the
+#                   cooldown for a request
 #   notice_set, warning_set, force_set
 #                   limits saved with `/autocompacter set …` in this session
 #                   (0: the param in force); see the settings group
@@ -235,6 +238,12 @@ slot "cooldown_until" {
   description = "Host time (ms) before which no checkpoint is taken at a turn boundary."
 }
 
+slot "new_work" {
+  type        = bool
+  initial     = false
+  description = "A completed turn with tool results ran since the last saved checkpoint."
+}
+
 slot "notice_set" {
   type        = int
   initial     = 0
@@ -307,6 +316,20 @@ derived "paused" {
 # "The extension waits 10 seconds after a checkpoint."
 derived "cooled_down" {
   value = "event.now_ms >= state.cooldown_until"
+}
+
+# "This cooldown prevents repeated requests without new work." New work
+# since the checkpoint lifts it for a request (the work group marks it): a
+# completed turn with tool results (the resumed turn read a file, ran the
+# tests), or a new user prompt after the checkpoint (the context grows with
+# what the user brought). The cooldown then ends for that request (its rule
+# sets cooldown_until to 0), so the turn boundary takes it. Token growth as
+# such is not measured: the checkpoint's own size is known only at the next
+# request, and a slot holding it would make every token count a state of
+# its own for `verify`; the growth that is new work comes from tool results
+# or the user, which are measured.
+derived "cooldown_holds" {
+  value = "!cooled_down && !state.new_work"
 }
 
 # Whole seconds of cooldown left, rounded up, for the reply to a request
@@ -466,24 +489,29 @@ group "request" {
 
   # "The extension waits 10 seconds after a checkpoint. This cooldown
   # prevents repeated requests without new work." A request made inside the
-  # cooldown has no new work to save: it is answered and dropped. Stored, it
-  # would wait for the first turn end after the cooldown, which can be the
-  # end of a later, unrelated prompt, and add a model turn there.
+  # cooldown with no new work since the checkpoint (see the
+  # work group) has nothing new to save: it is answered and
+  # dropped. Stored, it would wait for the first turn end after the
+  # cooldown, which can be the end of a later, unrelated prompt, and add a
+  # model turn there.
   rule "self_compact_inside_cooldown_dropped" {
     on   = "tool"
     from = { request = "none" }
-    when = "event.name == 'self-compact' && !cooled_down"
+    when = "event.name == 'self-compact' && cooldown_holds"
     effect "reply" {
       text = "message.cooldown_dropped + ' (cooldown: ' + string(cooldown_left_s) + ' s left)'"
     }
   }
 
   # "The agent calls self-compact ... The extension stores one request."
+  # Inside the cooldown only with new work since the checkpoint, which ends
+  # the cooldown (cooldown_until 0) so the turn boundary takes the request.
   rule "self_compact_stores_request" {
     on   = "tool"
     from = { request = "none" }
     when = "event.name == 'self-compact'"
     to   = { request = "tool" }
+    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.tool_requested"
     }
@@ -511,10 +539,11 @@ group "request" {
   }
 
   # "This cooldown prevents repeated requests without new work." The user's
-  # request inside the cooldown is answered and dropped, as the agent's is.
+  # request inside the cooldown with no new work is answered and dropped, as
+  # the agent's is.
   rule "autocompacter_inside_cooldown_dropped" {
     on   = "command"
-    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && !cooled_down"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && cooldown_holds"
     effect "reply" {
       text = "message.cooldown_dropped + ' (cooldown: ' + string(cooldown_left_s) + ' s left)'"
     }
@@ -563,6 +592,7 @@ group "request" {
     from = { request = "none" }
     when = "event.name == 'autocompacter' && nfields(event.args) == 0"
     to   = { request = "command" }
+    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.command_queued"
     }
@@ -758,6 +788,7 @@ group "summary" {
       failures       = "0"
       retry_at       = "0"
       cooldown_until = "event.now_ms + int(param.cooldown_ms)"
+      new_work       = "false"
     }
   }
 
@@ -1030,6 +1061,29 @@ group "boundary" {
     on   = "request"
     when = "state.compacted"
     set  = { compacted = "false" }
+  }
+}
+
+# ---------------------------------------------------------------- new work
+
+group "work" {
+  # "This cooldown prevents repeated requests without new work." A completed
+  # turn with tool results did work the last checkpoint does not hold. It
+  # matters only inside the cooldown (after it every request is taken), and
+  # no checkpoint is taken at a boundary inside the cooldown, so it never
+  # meets one at the same turn end.
+  rule "turn_with_tool_results_is_new_work" {
+    on   = "turn_end"
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !state.new_work && !cooled_down"
+    set  = { new_work = "true" }
+  }
+
+  # A request that carries a user prompt after the checkpoint (user_input:
+  # a real user message follows the latest boundary) brings new work too.
+  rule "user_prompt_after_checkpoint_is_new_work" {
+    on   = "request"
+    when = "event.user_input && !state.new_work && !cooled_down"
+    set  = { new_work = "true" }
   }
 }
 

@@ -1109,6 +1109,154 @@ run "force: 'This cooldown prevents repeated requests without new work.' (/autoc
   }
 }
 
+# Seed 002: "This cooldown prevents repeated requests without new work." A
+# checkpoint whose resumed turn read a file (a completed turn with tool
+# results) has new work to save: the request inside the cooldown is taken,
+# the cooldown ends for it, and the turn boundary checkpoints.
+run "cooldown: 'This cooldown prevents repeated requests without new work.' — a turn with tool results since the checkpoint lifts it" {
+  state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
+  event "summary_done" {
+    attempt = 1
+    ok      = true
+    now_ms  = 10000
+    expect {
+      state = { cooldown_until = 20000, new_work = false }
+    }
+  }
+  event "request" {
+    tokens = 3000
+    now_ms = 10100
+    expect {
+      rules = ["new_request_moves_boundary"]
+    }
+  }
+  event "turn_end" {
+    tokens       = 15000
+    tool_results = 1
+    now_ms       = 10500
+    expect {
+      rules   = ["turn_with_tool_results_is_new_work"]
+      effects = []
+      state   = { new_work = true }
+    }
+  }
+  event "tool" {
+    name   = "self-compact"
+    tokens = 15000
+    now_ms = 11000
+    expect {
+      rules   = ["self_compact_stores_request"]
+      effects = [{ effect = "reply", text = "Checkpoint requested: it is taken when this turn and its tool calls finish, and you resume from the summary." }]
+      state   = { request = "tool", cooldown_until = 0 }
+    }
+  }
+  event "turn_end" {
+    tokens       = 15100
+    tool_results = 1
+    now_ms       = 11200
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 2 }]
+    }
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = true
+    now_ms  = 12000
+  }
+  expect {
+    state = { new_work = false, cooldown_until = 22000 }
+  }
+}
+
+run "cooldown: 'without new work' — a user prompt after the checkpoint lifts it; the resumed turn's own request does not" {
+  state = { cooldown_until = 20000, compacted = true }
+  event "request" {
+    now_ms = 10100
+    expect {
+      rules = ["new_request_moves_boundary"]
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    now_ms = 10500
+    expect {
+      rules = ["autocompacter_inside_cooldown_dropped"]
+    }
+  }
+  event "request" {
+    user_input = true
+    now_ms     = 10550
+    expect {
+      rules = ["user_prompt_after_checkpoint_is_new_work"]
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    now_ms = 10600
+    expect {
+      rules   = ["autocompacter_while_streaming_stores_request"]
+      effects = [{ effect = "reply", text = "Checkpoint requested: it is taken when the current turn and its tool calls finish." }]
+      state   = { request = "command", cooldown_until = 0 }
+    }
+  }
+  event "turn_end" {
+    tokens = 7200
+    now_ms = 10700
+    expect {
+      rules = ["requested_checkpoint_after_turn_and_tool_calls"]
+    }
+  }
+}
+
+run "cooldown: 'without new work' — idle, new work lets /autocompacter checkpoint inside the cooldown" {
+  state = { cooldown_until = 20000, new_work = true }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 12000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now"]
+    }
+  }
+}
+
+run "cooldown: 'without new work' — a turn without tool results, or a failed one, is no new work; after the cooldown nothing is marked" {
+  state = { cooldown_until = 20000 }
+  event "request" {
+    user_input = true
+    now_ms     = 20000
+    expect {
+      rules = []
+    }
+  }
+  event "turn_end" {
+    now_ms = 12000
+    expect {
+      rules = []
+    }
+  }
+  event "turn_end" {
+    outcome      = "error"
+    error        = "other"
+    tool_results = 1
+    now_ms       = 12500
+    expect {
+      rules = []
+    }
+  }
+  event "turn_end" {
+    tool_results = 1
+    now_ms       = 20000
+    expect {
+      rules = []
+    }
+  }
+  expect {
+    state = { new_work = false }
+  }
+}
+
 run "force: 'waits 10 seconds' is the cooldown_ms param" {
   params = { cooldown_ms = 2000 }
   state  = { noticed = true, warned = true, phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }

@@ -60,6 +60,8 @@ export interface PiOptions {
 	 * `pi --mode json` do (ctx.hasUI is false, ctx.ui does nothing).
 	 */
 	mode?: "rpc" | "print" | "json";
+	/** Further extensions to load beside resetpolicy (paths), e.g. a test tool. */
+	extensions?: string[];
 	/** Answers of the UI's input dialogs, in order (undefined: cancelled). */
 	inputs?: (string | undefined)[];
 }
@@ -127,7 +129,7 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		cwd,
 		agentDir,
 		settingsManager,
-		additionalExtensionPaths: [extensionPath],
+		additionalExtensionPaths: [extensionPath, ...(opts.extensions ?? [])],
 		noSkills: true,
 		noPromptTemplates: true,
 		noThemes: true,
