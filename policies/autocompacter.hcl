@@ -281,8 +281,35 @@ derived "saved_force" {
 
 # "The active force limit is the smallest of these values: The saved force
 # limit. 270,000 tokens. 80% of the model context window."
-derived "active_force" {
+derived "seed_force" {
   value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
+}
+
+# Where the host's own automatic compaction starts: Pi compacts a context
+# above window - reserve (16384 by default) when its automatic compaction is
+# on. That is below 80% of the window whenever 20% of it is under the
+# reserve (every window under 81920 tokens: 32k and 64k local models).
+derived "host_threshold" {
+  value = "event.context_window - event.reserve"
+}
+
+# The seed is silent on a host that compacts first; this policy's reading
+# (the README's seed-reading notes): while autocompacter is on, the seed's
+# checkpoint is the one that runs, so a force limit above the host's
+# threshold is brought down to it. Pi compacts only above window - reserve
+# and checks after the turn end where the force is checked, so a turn at
+# the threshold is checkpointed by the force first, self-retaining, and Pi
+# then finds the session compacted. The host's own compaction, when it
+# still comes (the force waits in the cooldown, for a retry or while
+# paused), is answered with the seed's checkpoint too (the boundary group).
+# The status line says when the limit was brought down. At least 1 token:
+# a window smaller than the reserve leaves no room at all.
+derived "force_under_host" {
+  value = "event.auto_compaction && host_threshold < seed_force"
+}
+
+derived "active_force" {
+  value = "force_under_host ? max(1, host_threshold) : seed_force"
 }
 
 # "Notice and warning scale by the same ratio as force."
@@ -1043,6 +1070,33 @@ group "boundary" {
     }
   }
 
+  # The host's own automatic compaction (threshold or overflow) never writes
+  # its native summary in place of the seed's checkpoint (see active_force):
+  # it is answered with the checkpoint — "The extension summarizes the
+  # complete context preview ... adds a self-retaining Pi compaction entry"
+  # — and its summary_done is taken like any checkpoint's. The host resumes
+  # through its own caller (an overflow is retried by Pi), so the checkpoint
+  # asks for no continuation. A host compaction is no automatic attempt of
+  # the extension's: the window is full now, so neither the cooldown nor the
+  # pause holds it back (cancelled, the host would overflow). The user's own
+  # /compact (manual) stays the host's.
+  rule "host_automatic_compaction_writes_the_checkpoint" {
+    on   = "before_compact"
+    from = { phase = "idle" }
+    when = "event.enabled && !event.signal_aborted && event.reason != 'manual'"
+    to   = { phase = "summarizing" }
+    set = {
+      requested      = "false"
+      resume         = "false"
+      checkpoint_seq = "state.checkpoint_seq + 1"
+      checkpoint_id  = "state.checkpoint_seq + 1"
+    }
+    effect "checkpoint" {
+      continue = false
+      attempt  = "state.checkpoint_seq + 1"
+    }
+  }
+
   # The host's own compaction is a compaction at this boundary too: a
   # checkpoint request at the same boundary is a duplicate, and the cycle
   # starts over ("each level once per cycle").
@@ -1135,6 +1189,21 @@ group "session" {
     set = {
       noticed = "false"
       warned  = "false"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- status
+
+group "status" {
+  # The force limit this window gets, in the status line, when it was
+  # brought under the host's own compaction threshold (see active_force);
+  # an empty status otherwise. Settings and the model (its window) are read
+  # at session start, tree change and model change.
+  rule "status_says_force_limit_under_host_threshold" {
+    on = ["session_start", "session_tree", "model_select"]
+    effect "status" {
+      text = "force_under_host ? 'autocompacter: checkpoint at ' + string(active_force) + ' tokens, the host compaction threshold (window ' + string(event.context_window) + ' - reserve ' + string(event.reserve) + '), which is under ' + string(seed_force) + ' (80% of the window)' : ''"
     }
   }
 }

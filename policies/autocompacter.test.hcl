@@ -508,8 +508,8 @@ run "lifecycle: 'Session replacement also cancels stale work.'" {
   event "session_start" {
     reason = "new"
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   event "summary_done" {
@@ -554,8 +554,8 @@ run "lifecycle: 'Session replacement also cancels stale work.': the late summary
     reason = "new"
     now_ms = 3000
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
       state   = { phase = "idle", checkpoint_seq = 1, checkpoint_id = 0 }
     }
   }
@@ -710,11 +710,13 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
     }
   }
   event "request" {}
+  # a new boundary: the host's overflow compaction is answered with the
+  # seed's checkpoint (never its native summary)
   event "before_compact" {
     reason = "overflow"
     expect {
-      rules   = []
-      effects = []
+      rules   = ["host_automatic_compaction_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 2 }]
     }
   }
 }
@@ -1600,7 +1602,7 @@ run "summary: a summary_done without an attempt (0) answers the checkpoint in fl
     }
   }
   event "before_compact" {
-    reason = "threshold"
+    reason = "manual"
     expect {
       rules   = []
       effects = []
@@ -1870,8 +1872,8 @@ run "settings: 'The extension reads settings from the current project at session
   event "session_start" {
     reason = "startup"
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   expect {
@@ -1883,8 +1885,8 @@ run "settings: 'A session tree change reloads them.'" {
   state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "session_tree" {
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   expect {
@@ -1904,8 +1906,8 @@ run "settings: 'A model change resets threshold notices.'" {
   event "model_select" {
     model = "other-model"
     expect {
-      rules   = ["model_change_resets_threshold_notices"]
-      effects = []
+      rules   = ["model_change_resets_threshold_notices", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   event "turn_end" {
@@ -2062,10 +2064,12 @@ run "settings: 'Notice and warning scale by the same ratio as force.' (ratio 1 b
 
 run "settings: 'The three active values stay distinct.' (notice clamped below warning)" {
   # force 8000 (80% of 10000), ratio 0.08: warning int(1001 * 0.08) = 80 and
-  # notice int(1000 * 0.08) = 80 would coincide; notice is held at 79.
+  # notice int(1000 * 0.08) = 80 would coincide; notice is held at 79. A
+  # 1000-token reserve keeps the host's threshold (9000) above the force.
   params = { notice_limit = 1000, warning_limit = 1001, force_limit = 100000 }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 78
     expect {
       effects = []
@@ -2073,6 +2077,7 @@ run "settings: 'The three active values stay distinct.' (notice clamped below wa
   }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 79
     expect {
       rules   = ["notice_once_per_cycle"]
@@ -2081,6 +2086,7 @@ run "settings: 'The three active values stay distinct.' (notice clamped below wa
   }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 80
     expect {
       rules   = ["warning_once_per_cycle"]
@@ -2089,6 +2095,7 @@ run "settings: 'The three active values stay distinct.' (notice clamped below wa
   }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 8000
     expect {
       rules   = ["force_checkpoint_at_active_limit"]
@@ -2438,5 +2445,136 @@ run "nonterminal: set NOTICE WARNING FORCE rejects limits out of order or not wh
   }
   expect {
     state = { notice_set = 0, warning_set = 0, force_set = 0 }
+  }
+}
+
+# ============================================================ a host that compacts first
+# Seed 002: "It compacts at the active force limit." Pi compacts above
+# window - reserve (16384), which is under 80% of a window below 81920
+# tokens: the force limit is brought down to Pi's threshold, so the seed's
+# checkpoint is the one that runs (the README's seed-reading notes).
+
+run "force: 'It compacts at the active force limit.' — in a 64k window the limit is Pi's threshold (65536 - 16384 = 49152), under 80% (52428)" {
+  event "session_start" {
+    reason         = "startup"
+    context_window = 65536
+    expect {
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 49152 tokens, the host compaction threshold (window 65536 - reserve 16384), which is under 52428 (80% of the window)" }]
+    }
+  }
+  event "request" {
+    context_window = 65536
+  }
+  event "turn_end" {
+    context_window = 65536
+    tokens         = 49151
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "request" {
+    context_window = 65536
+  }
+  event "turn_end" {
+    context_window = 65536
+    tokens         = 49152
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
+    }
+  }
+}
+
+run "force: 'The active force limit is the smallest of these values' — Pi's threshold counts only while its automatic compaction is on; 80% otherwise" {
+  event "model_select" {
+    context_window  = 65536
+    auto_compaction = false
+    expect {
+      effects = [{ effect = "status", text = "" }]
+    }
+  }
+  event "turn_end" {
+    context_window  = 65536
+    auto_compaction = false
+    tokens          = 52427
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    context_window  = 65536
+    auto_compaction = false
+    tokens          = 52428
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "force: a window smaller than the reserve leaves a force limit of 1 token" {
+  event "turn_end" {
+    context_window = 10000
+    tokens         = 1
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "boundary: 'adds a self-retaining Pi compaction entry' — Pi's threshold compaction inside the cooldown is answered with the seed's checkpoint, never Pi's native summary" {
+  state = { cooldown_until = 20000, failures = 3, checkpoint_seq = 4 }
+  event "turn_end" {
+    context_window = 65536
+    tokens         = 50454
+    now_ms         = 12000
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "before_compact" {
+    reason         = "threshold"
+    context_window = 65536
+    tokens         = 50454
+    now_ms         = 12100
+    expect {
+      rules   = ["host_automatic_compaction_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 5 }]
+      state   = { phase = "summarizing", checkpoint_id = 5, requested = false, resume = false }
+    }
+  }
+  event "summary_done" {
+    attempt = 5
+    ok      = true
+    now_ms  = 13000
+    expect {
+      rules   = ["checkpoint_saved_starts_new_cycle"]
+      effects = []
+    }
+  }
+  event "compact_done" {
+    reason = "threshold"
+    expect {
+      rules = ["host_compaction_marks_boundary_compacted"]
+    }
+  }
+  expect {
+    state = { phase = "idle", failures = 0, compacted = true, cooldown_until = 23000 }
+  }
+}
+
+run "boundary: Pi's compaction is its own while the policy is off, or for an aborted signal" {
+  event "before_compact" {
+    reason  = "threshold"
+    enabled = false
+    expect {
+      rules = []
+    }
+  }
+  event "before_compact" {
+    reason         = "overflow"
+    signal_aborted = true
+    expect {
+      rules = []
+    }
   }
 }

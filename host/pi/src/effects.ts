@@ -44,7 +44,7 @@ export async function apply(
 	effects: Effect[],
 	out: Outcome,
 	ctx: ExtensionContext,
-	extra: { turn?: TurnEndEvent; tokensBefore?: number } = {},
+	extra: { turn?: TurnEndEvent; tokensBefore?: number; signal?: AbortSignal } = {},
 ): Promise<void> {
 	for (const ef of effects) {
 		switch (ef.effect) {
@@ -266,8 +266,37 @@ async function checkpoint(
 	attempt: number,
 	out: Outcome,
 	ctx: ExtensionContext,
-	extra: { turn?: TurnEndEvent },
+	extra: { turn?: TurnEndEvent; tokensBefore?: number; signal?: AbortSignal },
 ): Promise<void> {
+	if (out.site === "before_compact") {
+		// The host's own compaction answered with the checkpoint: the
+		// summary of the whole context, self-retaining (firstKeptEntryId
+		// null), in place of Pi's native summary. A failed summary cancels
+		// the compaction ("A summary error leaves the session context
+		// unchanged").
+		let ok = false;
+		let error = "";
+		try {
+			const r = await summarize(ctx, ctx.sessionManager.buildSessionProjection().messages, extra.signal);
+			out.compaction = {
+				compaction: {
+					summary: r.text,
+					firstKeptEntryId: null as unknown as string,
+					tokensBefore: extra.tokensBefore ?? 0,
+					usage: r.usage,
+				},
+			};
+			ok = true;
+		} catch (err) {
+			if (err instanceof EngineDown) throw err;
+			error = errorText(err);
+			out.compaction = { cancel: true };
+		}
+		const aborted = !ok && extra.signal?.aborted === true;
+		const d = await decide(h, ctx, "summary_done", { ok, error, attempt, aborted });
+		await apply(h, d.effects, new Outcome("other"), ctx);
+		return;
+	}
 	if (out.site === "turn_end" && extra.turn !== undefined) {
 		let ok = false;
 		let error = "";

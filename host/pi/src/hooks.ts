@@ -206,7 +206,7 @@ export async function onBeforeCompact(h: HostState, e: SessionBeforeCompactEvent
 		after_reset: ctx.sessionManager.getBranch().some((x) => x.type === "custom" && MARKER_TYPES.includes(x.customType)),
 	});
 	const out = new Outcome("before_compact");
-	await apply(h, d.effects, out, ctx, { tokensBefore: e.preparation.tokensBefore });
+	await apply(h, d.effects, out, ctx, { tokensBefore: e.preparation.tokensBefore, signal: e.signal });
 	return out.compaction;
 }
 

@@ -70,3 +70,68 @@ test("seed 002 'This cooldown prevents repeated requests without new work.': a s
 		await pi.dispose();
 	}
 });
+
+const WORDS = "lorem ipsum dolor sit amet "; // 27 characters, Pi and the faux provider count 4 per token
+
+/** A prompt of about n tokens. */
+function prompt(n: number, tag: string): string {
+	return `${tag}: ${WORDS.repeat(Math.round((n * 4) / WORDS.length))}`;
+}
+
+test("seed 002 'It compacts at the active force limit.': in a 64k window, where Pi's own compaction (window - 16384) comes before 80%, the seed's self-retaining checkpoint runs, not Pi's summary", async () => {
+	const pi = await startPi({ project: PROJECT, contextWindow: 65536, decisionLog: true });
+	try {
+		pi.respond(
+			fauxAssistantMessage("answer 1"),
+			fauxAssistantMessage("answer 2"),
+			fauxAssistantMessage(SUMMARY),
+			fauxAssistantMessage("an answer nobody asked for"),
+		);
+		await pi.session.prompt(prompt(25000, "first"));
+		await settle(pi);
+		// About 50500 tokens: above Pi's 49152, under 80% of the window (52428).
+		await pi.session.prompt(prompt(25200, "second"));
+		await settle(pi);
+		const cps = compactions(pi);
+		assert.equal(cps.length, 1, labels(pi.persisted()).join(", "));
+		const cp = cps[0] as SessionEntry & { firstKeptEntryId: string; summary: string };
+		assert.equal(cp.firstKeptEntryId, cp.id, "self-retaining: the seed's checkpoint, not Pi's summary that keeps recent turns");
+		assert.equal(cp.summary, SUMMARY);
+		const rules = pi.decisions().flatMap((d) => d.rules);
+		assert.ok(rules.includes("force_checkpoint_at_active_limit"), rules.join(", "));
+		assert.equal(pi.requests.length, 3, "two answers and the checkpoint's summary; no continuation of a completed response");
+		assert.ok(
+			pi.statuses.includes("autocompacter: checkpoint at 49152 tokens, the host compaction threshold (window 65536 - reserve 16384), which is under 52428 (80% of the window)"),
+			JSON.stringify(pi.statuses),
+		);
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("seed 002 'adds a self-retaining Pi compaction entry': Pi's threshold compaction while the force waits in the cooldown writes the seed's checkpoint, not Pi's summary", async () => {
+	const pi = await startPi({ project: PROJECT, contextWindow: 65536, decisionLog: true });
+	try {
+		pi.respond(
+			fauxAssistantMessage(fauxToolCall("self-compact", {})),
+			fauxAssistantMessage(SUMMARY),
+			fauxAssistantMessage("resumed"),
+			fauxAssistantMessage("read it"),
+			fauxAssistantMessage(SUMMARY),
+		);
+		await pi.session.prompt("fix the parser bug");
+		await settle(pi);
+		assert.equal(compactions(pi).length, 1);
+		// Inside the 10 s cooldown the force does not run; Pi's threshold does.
+		await pi.session.prompt(prompt(50500, "the log"));
+		await settle(pi);
+		const cps = compactions(pi) as (SessionEntry & { firstKeptEntryId: string; summary: string })[];
+		assert.equal(cps.length, 2, labels(pi.persisted()).join(", "));
+		assert.equal(cps[1]!.firstKeptEntryId, cps[1]!.id, "self-retaining");
+		assert.equal(cps[1]!.summary, SUMMARY);
+		const rules = pi.decisions().flatMap((d) => d.rules);
+		assert.ok(rules.includes("host_automatic_compaction_writes_the_checkpoint"), rules.join(", "));
+	} finally {
+		await pi.dispose();
+	}
+});
