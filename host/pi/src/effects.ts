@@ -316,7 +316,8 @@ async function checkpoint(
 		return;
 	}
 	if (h.hostCheckpoint !== undefined) return;
-	const hc: HostCheckpoint = { continueRun, ctx };
+	let settled = () => {};
+	const hc: HostCheckpoint = { continueRun, ctx, done: new Promise<void>((r) => (settled = r)) };
 	h.hostCheckpoint = hc;
 	const finish = (ok: boolean, piError: string) => {
 		// A session change since the start dropped this checkpoint: the
@@ -337,7 +338,7 @@ async function checkpoint(
 			await apply(h, d.effects, new Outcome("other"), ctx);
 			if (ok && continueRun && current) h.pi.sendMessage(continuation(h), { triggerTurn: true });
 			return undefined;
-		});
+		}).finally(settled);
 	};
 	try {
 		ctx.compact({ onComplete: () => finish(true, ""), onError: (err) => finish(false, err.message) });

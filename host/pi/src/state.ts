@@ -69,6 +69,8 @@ export interface HostCheckpoint {
 	error?: string;
 	/** The summary was aborted (Pi's abort signal), not an error of its own. */
 	aborted?: boolean;
+	/** Settles once the checkpoint's result is decided and carried out (its continuation started). */
+	done: Promise<void>;
 }
 
 export interface HostOptions {

@@ -117,10 +117,28 @@ async function onPolicyCommand(h: HostState, name: string, args: string, ctx: Ex
 		await confirmWindow(h, ctx);
 		const d = await decide(h, ctx, "command", { name, args: args.trim(), dialog: hasDialogs(ctx) });
 		const out = new Outcome("command");
+		const before = h.hostCheckpoint;
 		await apply(h, d.effects, out, ctx);
 		if (out.asks.length > 0) await dialog(h, name, out.asks, ctx);
+		await finishBeforeExit(h, before, ctx);
 		return undefined;
 	});
+}
+
+/**
+ * Seed 002: "Both commands work in TUI, print, JSON, and RPC modes." Print
+ * and JSON mode (no UI) exit once the command returns, and Pi's exit
+ * disposes the runtime, which would abort a checkpoint the command started
+ * and drop it silently. There the command returns only when the checkpoint
+ * it started is written or has failed (its result said), and the turn it
+ * starts has run; the terminal and RPC modes stay and answer at once.
+ */
+async function finishBeforeExit(h: HostState, before: HostState["hostCheckpoint"], ctx: ExtensionCommandContext): Promise<void> {
+	if (hasDialogs(ctx)) return;
+	const hc = h.hostCheckpoint;
+	if (hc === undefined || hc === before) return;
+	await hc.done;
+	await ctx.waitForIdle();
 }
 
 /**

@@ -135,3 +135,26 @@ test("seed 002 'adds a self-retaining Pi compaction entry': Pi's threshold compa
 		await pi.dispose();
 	}
 });
+
+for (const mode of ["print", "json"] as const) {
+	test(`seed 002 'Both commands work in TUI, print, JSON, and RPC modes.': in ${mode} mode /autocompacter has written its checkpoint when Pi's prompt returns, before Pi exits`, async () => {
+		const pi = await startPi({ project: PROJECT, mode });
+		try {
+			pi.respond(fauxAssistantMessage("answer 1"), fauxAssistantMessage("answer 2"));
+			await pi.session.prompt(prompt(31000, "first"));
+			await settle(pi);
+			await pi.session.prompt(prompt(31000, "second"));
+			await settle(pi);
+			pi.respond(fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed from the checkpoint"));
+			await pi.session.prompt("/autocompacter");
+			// What Pi's print mode does next is dispose the runtime: nothing
+			// may still be in flight.
+			const cps = compactions(pi) as (SessionEntry & { firstKeptEntryId: string })[];
+			assert.equal(cps.length, 1, labels(pi.persisted()).join(", "));
+			assert.equal(cps[0]!.firstKeptEntryId, cps[0]!.id);
+			assert.equal(labels(pi.persisted()).at(-1), "assistant:resumed from the checkpoint", "the requested checkpoint's next turn ran too");
+		} finally {
+			await pi.dispose();
+		}
+	});
+}

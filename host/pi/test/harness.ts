@@ -179,7 +179,23 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	if (opts.decisionLog === true) process.env.RESETPOLICY_DECISION_LOG = logFile;
 	try {
 		const mode = opts.mode ?? "rpc";
-		await session.bindExtensions(mode === "rpc" ? { uiContext, mode } : { mode });
+		// The command context's session actions, as Pi's print, JSON and RPC
+		// modes bind them (waitForIdle above all); the tests replace sessions
+		// themselves, so the rest refuse.
+		const refuse = async (): Promise<never> => {
+			throw new Error("not available in the test harness");
+		};
+		const commandContextActions = {
+			waitForIdle: () => session.waitForIdle(),
+			newSession: refuse,
+			fork: refuse,
+			navigateTree: async (targetId: string, o?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string }) => ({
+				cancelled: (await session.navigateTree(targetId, o)).cancelled,
+			}),
+			switchSession: refuse,
+			reload: async () => await session.reload(),
+		};
+		await session.bindExtensions(mode === "rpc" ? { uiContext, mode, commandContextActions } : { mode, commandContextActions });
 	} finally {
 		if (savedLog === undefined) delete process.env.RESETPOLICY_DECISION_LOG;
 		else process.env.RESETPOLICY_DECISION_LOG = savedLog;
