@@ -63,8 +63,9 @@
 #
 # What Pi does when the policy says nothing decides several readings of the
 # seed; each is noted at its rule: Pi's `compact()` refuses a context that is
-# within its keep-recent amount ("Nothing to compact"), so the idle
-# checkpoint reports `already_compact` and that is no failure; Pi tears a
+# within its keep-recent amount or one long turn ("Nothing to compact"), so
+# the idle checkpoint is taken at the end of one short turn instead, and a
+# session that ends in a compaction is already compact, no failure; Pi tears a
 # session down by aborting first, so an aborted summary (`aborted`) is
 # dropped without a failure, a notice or a continuation; a request inside the
 # cooldown would otherwise wait, stored, for the end of some later unrelated
@@ -441,7 +442,20 @@ message "already_compacted" {
 }
 
 message "already_compact" {
-  text = "Already compact: the context since the last compaction is what Pi keeps verbatim anyway, so there is nothing to summarise. Nothing was checkpointed and nothing counts as a failure."
+  text = "Already compact: the session already ends in a compaction, so there is nothing new to checkpoint. Nothing was checkpointed and nothing counts as a failure."
+}
+
+message "nothing_to_cut" {
+  text = "Pi's own compaction found nothing it could cut here (the context is within what it keeps verbatim, or is one long turn), so the checkpoint is taken at the end of one short model turn instead; the agent then resumes from the summary."
+}
+
+message "checkpoint_turn" {
+  text = <<-EOT
+    The user asked for a checkpoint of this conversation (/autocompacter).
+    Reply with one short line saying where the work stands. When your reply
+    ends, the whole conversation is summarised and you resume from the
+    summary.
+  EOT
 }
 
 message "cooldown_dropped" {
@@ -769,12 +783,42 @@ group "summary" {
     }
   }
 
+  # "the user runs /autocompacter ... The extension summarizes the complete
+  # context preview ... adds a self-retaining Pi compaction entry." Pi's
+  # compact() refuses a context it finds nothing to cut in — within what it
+  # keeps verbatim (keepRecentTokens, 20000 by default), or one long turn —
+  # with "Nothing to compact" before any extension is asked. The seed's
+  # checkpoint keeps nothing verbatim, so that is no reason to skip it; this
+  # policy's reading (the README's seed-reading notes): the checkpoint is
+  # taken the way the agent's self-compact takes it, at a turn end, after one
+  # short model turn started for it (the stored request, then the requested
+  # checkpoint rule), and the user is told so. No failure, no retry delay.
+  # "Already compacted" (the session ends in a compaction) is the rule below.
+  rule "nothing_to_cut_checkpoints_after_one_turn" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && state.requested && event.error matches '^Nothing to compact'"
+    to   = { phase = "idle", request = "command" }
+    set = {
+      checkpoint_id = "0"
+      resume        = "false"
+      requested     = "false"
+    }
+    effect "notify" {
+      level = "info"
+      text  = "message.nothing_to_cut"
+    }
+    effect "inject" {
+      message = "checkpoint_turn"
+      deliver = "turn"
+    }
+  }
+
   # "An existing compaction at the same boundary prevents a duplicate."
-  # Pi's compact() refuses a context that is within what it keeps verbatim
-  # (keepRecentTokens, 20000 by default: "Nothing to compact") or that ends
-  # in a compaction ("Already compacted"). That is the session being compact
-  # already, not a summary error: a clear reply, no failure towards the
-  # pause, no retry delay and no continuation. The boundary counts as
+  # Pi's compact() refuses a context that ends in a compaction ("Already
+  # compacted"; a "Nothing to compact" of a checkpoint nobody requested, too).
+  # That is the session being compact already, not a summary error: a clear
+  # reply, no failure towards the pause, no retry delay and no continuation. The boundary counts as
   # compacted until the next request, so a second /autocompacter answers at
   # once.
   rule "nothing_to_compact_is_already_compact" {

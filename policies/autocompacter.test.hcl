@@ -1477,7 +1477,47 @@ run "errors: 'A summary error leaves the session context unchanged.': an aborted
   }
 }
 
-run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.': Pi's 'Nothing to compact' is already compact (no failure, no continuation)" {
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.': Pi's 'Already compacted' is already compact (no failure, no continuation)" {
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 1000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now"]
+    }
+  }
+  event "summary_done" {
+    attempt         = 1
+    ok              = false
+    already_compact = true
+    error           = "Already compacted"
+    now_ms          = 1100
+    expect {
+      rules   = ["nothing_to_compact_is_already_compact"]
+      effects = [{ effect = "notify", level = "info", text = "Already compact: the session already ends in a compaction, so there is nothing new to checkpoint. Nothing was checkpointed and nothing counts as a failure." }]
+    }
+  }
+  # nothing new since: the next /autocompacter answers at once
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 1200
+    expect {
+      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
+      effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
+    }
+  }
+  expect {
+    state = { phase = "idle", checkpoint_id = 0, failures = 0, retry_at = 0, cooldown_until = 0, resume = false, compacted = true }
+  }
+}
+
+# Seed 002: "the user runs /autocompacter ... The extension summarizes the
+# complete context preview ... adds a self-retaining Pi compaction entry."
+# Pi's compact() finds nothing to cut in a small context or one long turn;
+# the seed's checkpoint keeps nothing verbatim and is taken at the end of
+# one short turn instead.
+run "lifecycle: 'the user runs /autocompacter': Pi's 'Nothing to compact' checkpoints after one short turn (no failure, no 'already compact')" {
   event "command" {
     name   = "autocompacter"
     idle   = true
@@ -1493,22 +1533,64 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
     error           = "Nothing to compact (session too small)"
     now_ms          = 1100
     expect {
-      rules   = ["nothing_to_compact_is_already_compact"]
-      effects = [{ effect = "notify", level = "info", text = "Already compact: the context since the last compaction is what Pi keeps verbatim anyway, so there is nothing to summarise. Nothing was checkpointed and nothing counts as a failure." }]
+      rules = ["nothing_to_cut_checkpoints_after_one_turn"]
+      effects = [
+        { effect = "notify", level = "info", text = "Pi's own compaction found nothing it could cut here (the context is within what it keeps verbatim, or is one long turn), so the checkpoint is taken at the end of one short model turn instead; the agent then resumes from the summary." },
+        { effect = "inject", message = "checkpoint_turn", deliver = "turn" },
+      ]
+      state = { phase = "idle", request = "command", failures = 0, retry_at = 0, compacted = false }
     }
   }
-  # nothing new since: the next /autocompacter answers at once
-  event "command" {
-    name   = "autocompacter"
-    idle   = true
+  event "request" {
     now_ms = 1200
+  }
+  event "turn_end" {
+    now_ms = 1300
     expect {
-      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
-      effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 2 }]
+    }
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = true
+    now_ms  = 1400
+    expect {
+      rules = ["checkpoint_saved_starts_new_cycle"]
     }
   }
   expect {
-    state = { phase = "idle", checkpoint_id = 0, failures = 0, retry_at = 0, cooldown_until = 0, resume = false, compacted = true }
+    state = { phase = "idle", request = "none", failures = 0, compacted = true }
+  }
+}
+
+# "/autocompacter clears the failure state and tries again": after a failed
+# forced checkpoint of one long turn, the retry is the checkpoint too.
+run "failures: '/autocompacter clears the failure state and tries again' — on one long turn Pi cannot cut, the try is the checkpoint after one short turn" {
+  state = { failures = 3, retry_at = 50000 }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 10000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now", "autocompacter_clears_failure_state"]
+    }
+  }
+  event "summary_done" {
+    attempt         = 1
+    ok              = false
+    already_compact = true
+    error           = "Nothing to compact (session too small)"
+    now_ms          = 10100
+    expect {
+      rules = ["nothing_to_cut_checkpoints_after_one_turn"]
+    }
+  }
+  event "turn_end" {
+    now_ms = 10300
+    expect {
+      rules = ["requested_checkpoint_after_turn_and_tool_calls"]
+    }
   }
 }
 

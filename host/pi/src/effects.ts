@@ -326,8 +326,9 @@ async function checkpoint(
 		// cancels stale work").
 		const current = h.hostCheckpoint === hc;
 		if (current) h.hostCheckpoint = undefined;
-		// Pi's own refusal ("Nothing to compact", "Already compacted") is
-		// the session being compact already, not a summary error. A
+		// Pi's own refusal ("Nothing to compact", "Already compacted") is no
+		// summary error; the policy tells the two apart by the error text
+		// (nothing to cut: the checkpoint is taken at a turn end instead). A
 		// cancelled compaction is the summary's failure when the summary
 		// failed (onBeforeCompact cancelled it), else an abort.
 		const alreadyCompact = !ok && hc.error === undefined && ALREADY_COMPACT.test(piError);

@@ -158,3 +158,45 @@ for (const mode of ["print", "json"] as const) {
 		}
 	});
 }
+
+/** Waits for a condition the extension reaches asynchronously (a summary's callbacks). */
+async function until(what: string, cond: () => boolean, ms = 5000): Promise<void> {
+	const end = Date.now() + ms;
+	while (!cond()) {
+		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 20));
+	}
+}
+
+for (const [kind, setup] of [
+	["a small context (within Pi's keepRecentTokens)", async (pi: Pi) => {
+		pi.respond(fauxAssistantMessage("hello"));
+		await pi.session.prompt("hi");
+		await settle(pi);
+	}],
+	["a context that is one long turn", async (pi: Pi) => {
+		pi.respond(fauxAssistantMessage("read it all"));
+		await pi.session.prompt(prompt(31000, "one long prompt"));
+		await settle(pi);
+	}],
+] as const) {
+	test(`seed 002 'the user runs /autocompacter ... The extension adds a self-retaining Pi compaction entry.': an idle /autocompacter on ${kind}, where Pi's compact() finds nothing to cut, still checkpoints`, async () => {
+		const pi = await startPi({ project: PROJECT, decisionLog: true });
+		try {
+			await setup(pi);
+			pi.respond(fauxAssistantMessage("where the work stands: parser next"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed from the checkpoint"));
+			await pi.session.prompt("/autocompacter");
+			await until("the checkpoint", () => compactions(pi).length === 1 && labels(pi.persisted()).at(-1) === "assistant:resumed from the checkpoint");
+			await settle(pi);
+			const cp = compactions(pi)[0] as SessionEntry & { firstKeptEntryId: string; summary: string };
+			assert.equal(cp.firstKeptEntryId, cp.id, "self-retaining");
+			assert.equal(cp.summary, SUMMARY);
+			assert.ok(!pi.notices.some((n) => n.text.startsWith("Already compact")), JSON.stringify(pi.notices));
+			assert.ok(pi.notices.some((n) => n.text.startsWith("Pi's own compaction found nothing it could cut")), JSON.stringify(pi.notices));
+			assert.deepEqual(pi.notices.filter((n) => n.level !== "info"), []);
+			assert.equal(pi.requests.length, 4, "the one short turn, its checkpoint's summary, the resumed turn");
+		} finally {
+			await pi.dispose();
+		}
+	});
+}
