@@ -304,9 +304,12 @@ derived "host_threshold" {
 # still comes (the force waits in the cooldown, for a retry or while
 # paused), is answered with the seed's checkpoint too (the boundary group).
 # The status line says when the limit was brought down. At least 1 token:
-# a window smaller than the reserve leaves no room at all.
+# a window smaller than the reserve leaves no room at all. The limit comes
+# down whether or not the host's automatic compaction is on: with it off
+# the checkpoint comes a little earlier than it must, and `verify` need not
+# explore every state once per setting.
 derived "force_under_host" {
-  value = "event.auto_compaction && host_threshold < seed_force"
+  value = "host_threshold < seed_force"
 }
 
 derived "active_force" {
@@ -797,7 +800,7 @@ group "summary" {
   rule "nothing_to_cut_checkpoints_after_one_turn" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && state.requested && event.error matches '^Nothing to compact'"
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && state.requested && event.error == 'Nothing to compact (session too small)'"
     to   = { phase = "idle", request = "command" }
     set = {
       checkpoint_id = "0"
@@ -1123,11 +1126,13 @@ group "boundary" {
   # asks for no continuation. A host compaction is no automatic attempt of
   # the extension's: the window is full now, so neither the cooldown nor the
   # pause holds it back (cancelled, the host would overflow). The user's own
-  # /compact (manual) stays the host's.
-  rule "host_automatic_compaction_writes_the_checkpoint" {
+  # /compact gets the seed's checkpoint too, for the same reason: while the
+  # policy is on, its checkpoint is the compaction. An aborted signal aborts
+  # the summary, which drops the checkpoint (the summary group).
+  rule "host_compaction_writes_the_checkpoint" {
     on   = "before_compact"
     from = { phase = "idle" }
-    when = "event.enabled && !event.signal_aborted && event.reason != 'manual'"
+    when = "event.enabled"
     to   = { phase = "summarizing" }
     set = {
       requested      = "false"

@@ -715,7 +715,7 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
   event "before_compact" {
     reason = "overflow"
     expect {
-      rules   = ["host_automatic_compaction_writes_the_checkpoint"]
+      rules   = ["host_compaction_writes_the_checkpoint"]
       effects = [{ effect = "checkpoint", continue = false, attempt = 2 }]
     }
   }
@@ -1683,13 +1683,6 @@ run "summary: a summary_done without an attempt (0) answers the checkpoint in fl
       effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
     }
   }
-  event "before_compact" {
-    reason = "manual"
-    expect {
-      rules   = []
-      effects = []
-    }
-  }
   expect {
     state = { phase = "idle", checkpoint_id = 0, failures = 1 }
   }
@@ -2567,26 +2560,26 @@ run "force: 'It compacts at the active force limit.' — in a 64k window the lim
   }
 }
 
-run "force: 'The active force limit is the smallest of these values' — Pi's threshold counts only while its automatic compaction is on; 80% otherwise" {
+run "force: 'The active force limit is the smallest of these values' — the host's threshold counts with the reserve the host reports; above it, 80% holds" {
   event "model_select" {
-    context_window  = 65536
-    auto_compaction = false
+    context_window = 65536
+    reserve        = 8192
     expect {
       effects = [{ effect = "status", text = "" }]
     }
   }
   event "turn_end" {
-    context_window  = 65536
-    auto_compaction = false
-    tokens          = 52427
+    context_window = 65536
+    reserve        = 8192
+    tokens         = 52427
     expect {
       rules = ["warning_once_per_cycle"]
     }
   }
   event "turn_end" {
-    context_window  = 65536
-    auto_compaction = false
-    tokens          = 52428
+    context_window = 65536
+    reserve        = 8192
+    tokens         = 52428
     expect {
       rules = ["force_checkpoint_at_active_limit"]
     }
@@ -2619,7 +2612,7 @@ run "boundary: 'adds a self-retaining Pi compaction entry' — Pi's threshold co
     tokens         = 50454
     now_ms         = 12100
     expect {
-      rules   = ["host_automatic_compaction_writes_the_checkpoint"]
+      rules   = ["host_compaction_writes_the_checkpoint"]
       effects = [{ effect = "checkpoint", continue = false, attempt = 5 }]
       state   = { phase = "summarizing", checkpoint_id = 5, requested = false, resume = false }
     }
@@ -2644,7 +2637,7 @@ run "boundary: 'adds a self-retaining Pi compaction entry' — Pi's threshold co
   }
 }
 
-run "boundary: Pi's compaction is its own while the policy is off, or for an aborted signal" {
+run "boundary: Pi's compaction is its own while the policy is off; the user's /compact gets the seed's checkpoint while it is on" {
   event "before_compact" {
     reason  = "threshold"
     enabled = false
@@ -2653,10 +2646,10 @@ run "boundary: Pi's compaction is its own while the policy is off, or for an abo
     }
   }
   event "before_compact" {
-    reason         = "overflow"
-    signal_aborted = true
+    reason = "manual"
     expect {
-      rules = []
+      rules   = ["host_compaction_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
     }
   }
 }
