@@ -130,7 +130,7 @@ test("seed 002 'adds a self-retaining Pi compaction entry': Pi's threshold compa
 		assert.equal(cps[1]!.firstKeptEntryId, cps[1]!.id, "self-retaining");
 		assert.equal(cps[1]!.summary, SUMMARY);
 		const rules = pi.decisions().flatMap((d) => d.rules);
-		assert.ok(rules.includes("host_automatic_compaction_writes_the_checkpoint"), rules.join(", "));
+		assert.ok(rules.includes("host_compaction_writes_the_checkpoint"), rules.join(", "));
 	} finally {
 		await pi.dispose();
 	}
