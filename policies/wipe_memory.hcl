@@ -111,6 +111,13 @@ slot "warning_window" {
 
 # ---------------------------------------------------------------- derived
 
+# event.tokens is the host's estimate of the active window. Where the host
+# cannot measure it yet (Pi says tokens: null after any compaction, this
+# policy's own reset included, until the model answers in the new window),
+# the Pi extension reports Pi's own checkpoint-aware estimate of what the
+# request sends — the boundary plus the messages after it — never 0, so a
+# large first prompt in a fresh window is not read as an empty window (the
+# README's seed-reading notes).
 derived "remaining" {
   value = "event.context_window - event.tokens"
 }
