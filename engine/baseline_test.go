@@ -85,6 +85,7 @@ var (
 	effInjectManualStr  = engine.Effect{Name: "inject", Args: []engine.Arg{{Name: "message", Value: "manual_checkpoint_warning"}, {Name: "deliver", Value: "steer"}}}
 	effNotifyWarning    = engine.Effect{Name: "notify", Args: []engine.Arg{{Name: "level", Value: "warning"}, {Name: "text", Value: "warning_notice"}}}
 	effNotifyReminder   = engine.Effect{Name: "notify", Args: []engine.Arg{{Name: "level", Value: "info"}, {Name: "text", Value: "reminder_notice"}}}
+	effNotifyDropped    = engine.Effect{Name: "notify", Args: []engine.Arg{{Name: "level", Value: "warning"}, {Name: "text", Value: "manual_close_out_dropped"}}}
 	effCommitContinue   = engine.Effect{Name: "commit_reset", Args: []engine.Arg{{Name: "continue", Value: true}}}
 	effCommitNoContinue = engine.Effect{Name: "commit_reset", Args: []engine.Arg{{Name: "continue", Value: false}}}
 	effCommitStop       = engine.Effect{Name: "commit_reset", Args: []engine.Arg{{Name: "continue", Value: false}, {Name: "stop", Value: true}}}
@@ -254,6 +255,9 @@ func (b *baseline) decide(e *facts) {
 			n.clearRequest()
 			n.overflow = ovPendingSpent
 			b.fire("turn_end_overflow_after_spent_recovery_is_not_rearmed")
+		case manualCloseOut && e.outcome == "error":
+			n.clearRequest()
+			b.fire("turn_end_failure_drops_manual_close_out_and_says_so", effNotifyDropped)
 		case e.outcome == "error":
 			n.clearRequest()
 			b.fire("turn_end_failure_drops_request_keeps_overflow_chain")

@@ -41,6 +41,9 @@
 #   failures        summary failures in a row
 #   retry_at        no checkpoint at a turn boundary before this time (ms)
 #   cooldown_until  no checkpoint at a turn boundary before this time (ms)
+#   new_work        new work since the last checkpoint (a completed turn
+#                   with tool results, or a new user prompt): it lifts the
+#                   cooldown for a request
 #   notice_set, warning_set, force_set
 #                   limits saved with `/autocompacter set …` in this session
 #                   (0: the param in force); see the settings group
@@ -60,8 +63,9 @@
 #
 # What Pi does when the policy says nothing decides several readings of the
 # seed; each is noted at its rule: Pi's `compact()` refuses a context that is
-# within its keep-recent amount ("Nothing to compact"), so the idle
-# checkpoint reports `already_compact` and that is no failure; Pi tears a
+# within its keep-recent amount or one long turn ("Nothing to compact"), so
+# the idle checkpoint is taken at the end of one short turn instead, and a
+# session that ends in a compaction is already compact, no failure; Pi tears a
 # session down by aborting first, so an aborted summary (`aborted`) is
 # dropped without a failure, a notice or a continuation; a request inside the
 # cooldown would otherwise wait, stored, for the end of some later unrelated
@@ -235,6 +239,12 @@ slot "cooldown_until" {
   description = "Host time (ms) before which no checkpoint is taken at a turn boundary."
 }
 
+slot "new_work" {
+  type        = bool
+  initial     = false
+  description = "A completed turn with tool results ran since the last saved checkpoint."
+}
+
 slot "notice_set" {
   type        = int
   initial     = 0
@@ -272,8 +282,38 @@ derived "saved_force" {
 
 # "The active force limit is the smallest of these values: The saved force
 # limit. 270,000 tokens. 80% of the model context window."
-derived "active_force" {
+derived "seed_force" {
   value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
+}
+
+# Where the host's own automatic compaction starts: Pi compacts a context
+# above window - reserve (16384 by default) when its automatic compaction is
+# on. That is below 80% of the window whenever 20% of it is under the
+# reserve (every window under 81920 tokens: 32k and 64k local models).
+derived "host_threshold" {
+  value = "event.context_window - event.reserve"
+}
+
+# The seed is silent on a host that compacts first; this policy's reading
+# (the README's seed-reading notes): while autocompacter is on, the seed's
+# checkpoint is the one that runs, so a force limit above the host's
+# threshold is brought down to it. Pi compacts only above window - reserve
+# and checks after the turn end where the force is checked, so a turn at
+# the threshold is checkpointed by the force first, self-retaining, and Pi
+# then finds the session compacted. The host's own compaction, when it
+# still comes (the force waits in the cooldown, for a retry or while
+# paused), is answered with the seed's checkpoint too (the boundary group).
+# The status line says when the limit was brought down. At least 1 token:
+# a window smaller than the reserve leaves no room at all. The limit comes
+# down whether or not the host's automatic compaction is on: with it off
+# the checkpoint comes a little earlier than it must, and `verify` need not
+# explore every state once per setting.
+derived "force_under_host" {
+  value = "host_threshold < seed_force"
+}
+
+derived "active_force" {
+  value = "force_under_host ? max(1, host_threshold) : seed_force"
 }
 
 # "Notice and warning scale by the same ratio as force."
@@ -307,6 +347,20 @@ derived "paused" {
 # "The extension waits 10 seconds after a checkpoint."
 derived "cooled_down" {
   value = "event.now_ms >= state.cooldown_until"
+}
+
+# "This cooldown prevents repeated requests without new work." New work
+# since the checkpoint lifts it for a request (the work group marks it): a
+# completed turn with tool results (the resumed turn read a file, ran the
+# tests), or a new user prompt after the checkpoint (the context grows with
+# what the user brought). The cooldown then ends for that request (its rule
+# sets cooldown_until to 0), so the turn boundary takes it. Token growth as
+# such is not measured: the checkpoint's own size is known only at the next
+# request, and a slot holding it would make every token count a state of
+# its own for `verify`; the growth that is new work comes from tool results
+# or the user, which are measured.
+derived "cooldown_holds" {
+  value = "!cooled_down && !state.new_work"
 }
 
 # Whole seconds of cooldown left, rounded up, for the reply to a request
@@ -391,7 +445,20 @@ message "already_compacted" {
 }
 
 message "already_compact" {
-  text = "Already compact: the context since the last compaction is what Pi keeps verbatim anyway, so there is nothing to summarise. Nothing was checkpointed and nothing counts as a failure."
+  text = "Already compact: the session already ends in a compaction, so there is nothing new to checkpoint. Nothing was checkpointed and nothing counts as a failure."
+}
+
+message "nothing_to_cut" {
+  text = "Pi's own compaction found nothing it could cut here (the context is within what it keeps verbatim, or is one long turn), so the checkpoint is taken at the end of one short model turn instead; the agent then resumes from the summary."
+}
+
+message "checkpoint_turn" {
+  text = <<-EOT
+    The user asked for a checkpoint of this conversation (/autocompacter).
+    Reply with one short line saying where the work stands. When your reply
+    ends, the whole conversation is summarised and you resume from the
+    summary.
+  EOT
 }
 
 message "cooldown_dropped" {
@@ -466,24 +533,29 @@ group "request" {
 
   # "The extension waits 10 seconds after a checkpoint. This cooldown
   # prevents repeated requests without new work." A request made inside the
-  # cooldown has no new work to save: it is answered and dropped. Stored, it
-  # would wait for the first turn end after the cooldown, which can be the
-  # end of a later, unrelated prompt, and add a model turn there.
+  # cooldown with no new work since the checkpoint (see the
+  # work group) has nothing new to save: it is answered and
+  # dropped. Stored, it would wait for the first turn end after the
+  # cooldown, which can be the end of a later, unrelated prompt, and add a
+  # model turn there.
   rule "self_compact_inside_cooldown_dropped" {
     on   = "tool"
     from = { request = "none" }
-    when = "event.name == 'self-compact' && !cooled_down"
+    when = "event.name == 'self-compact' && cooldown_holds"
     effect "reply" {
       text = "message.cooldown_dropped + ' (cooldown: ' + string(cooldown_left_s) + ' s left)'"
     }
   }
 
   # "The agent calls self-compact ... The extension stores one request."
+  # Inside the cooldown only with new work since the checkpoint, which ends
+  # the cooldown (cooldown_until 0) so the turn boundary takes the request.
   rule "self_compact_stores_request" {
     on   = "tool"
     from = { request = "none" }
     when = "event.name == 'self-compact'"
     to   = { request = "tool" }
+    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.tool_requested"
     }
@@ -511,10 +583,11 @@ group "request" {
   }
 
   # "This cooldown prevents repeated requests without new work." The user's
-  # request inside the cooldown is answered and dropped, as the agent's is.
+  # request inside the cooldown with no new work is answered and dropped, as
+  # the agent's is.
   rule "autocompacter_inside_cooldown_dropped" {
     on   = "command"
-    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && !cooled_down"
+    when = "event.name == 'autocompacter' && nfields(event.args) == 0 && cooldown_holds"
     effect "reply" {
       text = "message.cooldown_dropped + ' (cooldown: ' + string(cooldown_left_s) + ' s left)'"
     }
@@ -563,6 +636,7 @@ group "request" {
     from = { request = "none" }
     when = "event.name == 'autocompacter' && nfields(event.args) == 0"
     to   = { request = "command" }
+    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.command_queued"
     }
@@ -712,12 +786,42 @@ group "summary" {
     }
   }
 
+  # "the user runs /autocompacter ... The extension summarizes the complete
+  # context preview ... adds a self-retaining Pi compaction entry." Pi's
+  # compact() refuses a context it finds nothing to cut in — within what it
+  # keeps verbatim (keepRecentTokens, 20000 by default), or one long turn —
+  # with "Nothing to compact" before any extension is asked. The seed's
+  # checkpoint keeps nothing verbatim, so that is no reason to skip it; this
+  # policy's reading (the README's seed-reading notes): the checkpoint is
+  # taken the way the agent's self-compact takes it, at a turn end, after one
+  # short model turn started for it (the stored request, then the requested
+  # checkpoint rule), and the user is told so. No failure, no retry delay.
+  # "Already compacted" (the session ends in a compaction) is the rule below.
+  rule "nothing_to_cut_checkpoints_after_one_turn" {
+    on   = "summary_done"
+    from = { phase = "summarizing" }
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && state.requested && event.error == 'Nothing to compact (session too small)'"
+    to   = { phase = "idle", request = "command" }
+    set = {
+      checkpoint_id = "0"
+      resume        = "false"
+      requested     = "false"
+    }
+    effect "notify" {
+      level = "info"
+      text  = "message.nothing_to_cut"
+    }
+    effect "inject" {
+      message = "checkpoint_turn"
+      deliver = "turn"
+    }
+  }
+
   # "An existing compaction at the same boundary prevents a duplicate."
-  # Pi's compact() refuses a context that is within what it keeps verbatim
-  # (keepRecentTokens, 20000 by default: "Nothing to compact") or that ends
-  # in a compaction ("Already compacted"). That is the session being compact
-  # already, not a summary error: a clear reply, no failure towards the
-  # pause, no retry delay and no continuation. The boundary counts as
+  # Pi's compact() refuses a context that ends in a compaction ("Already
+  # compacted"; a "Nothing to compact" of a checkpoint nobody requested, too).
+  # That is the session being compact already, not a summary error: a clear
+  # reply, no failure towards the pause, no retry delay and no continuation. The boundary counts as
   # compacted until the next request, so a second /autocompacter answers at
   # once.
   rule "nothing_to_compact_is_already_compact" {
@@ -758,6 +862,7 @@ group "summary" {
       failures       = "0"
       retry_at       = "0"
       cooldown_until = "event.now_ms + int(param.cooldown_ms)"
+      new_work       = "false"
     }
   }
 
@@ -1012,6 +1117,35 @@ group "boundary" {
     }
   }
 
+  # The host's own automatic compaction (threshold or overflow) never writes
+  # its native summary in place of the seed's checkpoint (see active_force):
+  # it is answered with the checkpoint — "The extension summarizes the
+  # complete context preview ... adds a self-retaining Pi compaction entry"
+  # — and its summary_done is taken like any checkpoint's. The host resumes
+  # through its own caller (an overflow is retried by Pi), so the checkpoint
+  # asks for no continuation. A host compaction is no automatic attempt of
+  # the extension's: the window is full now, so neither the cooldown nor the
+  # pause holds it back (cancelled, the host would overflow). The user's own
+  # /compact gets the seed's checkpoint too, for the same reason: while the
+  # policy is on, its checkpoint is the compaction. An aborted signal aborts
+  # the summary, which drops the checkpoint (the summary group).
+  rule "host_compaction_writes_the_checkpoint" {
+    on   = "before_compact"
+    from = { phase = "idle" }
+    when = "event.enabled"
+    to   = { phase = "summarizing" }
+    set = {
+      requested      = "false"
+      resume         = "false"
+      checkpoint_seq = "state.checkpoint_seq + 1"
+      checkpoint_id  = "state.checkpoint_seq + 1"
+    }
+    effect "checkpoint" {
+      continue = false
+      attempt  = "state.checkpoint_seq + 1"
+    }
+  }
+
   # The host's own compaction is a compaction at this boundary too: a
   # checkpoint request at the same boundary is a duplicate, and the cycle
   # starts over ("each level once per cycle").
@@ -1030,6 +1164,29 @@ group "boundary" {
     on   = "request"
     when = "state.compacted"
     set  = { compacted = "false" }
+  }
+}
+
+# ---------------------------------------------------------------- new work
+
+group "work" {
+  # "This cooldown prevents repeated requests without new work." A completed
+  # turn with tool results did work the last checkpoint does not hold. It
+  # matters only inside the cooldown (after it every request is taken), and
+  # no checkpoint is taken at a boundary inside the cooldown, so it never
+  # meets one at the same turn end.
+  rule "turn_with_tool_results_is_new_work" {
+    on   = "turn_end"
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !state.new_work && !cooled_down"
+    set  = { new_work = "true" }
+  }
+
+  # A request that carries a user prompt after the checkpoint (user_input:
+  # a real user message follows the latest boundary) brings new work too.
+  rule "user_prompt_after_checkpoint_is_new_work" {
+    on   = "request"
+    when = "event.user_input && !state.new_work && !cooled_down"
+    set  = { new_work = "true" }
   }
 }
 
@@ -1081,6 +1238,21 @@ group "session" {
     set = {
       noticed = "false"
       warned  = "false"
+    }
+  }
+}
+
+# ---------------------------------------------------------------- status
+
+group "status" {
+  # The force limit this window gets, in the status line, when it was
+  # brought under the host's own compaction threshold (see active_force);
+  # an empty status otherwise. Settings and the model (its window) are read
+  # at session start, tree change and model change.
+  rule "status_says_force_limit_under_host_threshold" {
+    on = ["session_start", "session_tree", "model_select"]
+    effect "status" {
+      text = "force_under_host ? 'autocompacter: checkpoint at ' + string(active_force) + ' tokens, the host compaction threshold (window ' + string(event.context_window) + ' - reserve ' + string(event.reserve) + '), which is under ' + string(seed_force) + ' (80% of the window)' : ''"
     }
   }
 }

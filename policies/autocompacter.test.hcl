@@ -508,8 +508,8 @@ run "lifecycle: 'Session replacement also cancels stale work.'" {
   event "session_start" {
     reason = "new"
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   event "summary_done" {
@@ -554,8 +554,8 @@ run "lifecycle: 'Session replacement also cancels stale work.': the late summary
     reason = "new"
     now_ms = 3000
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
       state   = { phase = "idle", checkpoint_seq = 1, checkpoint_id = 0 }
     }
   }
@@ -710,11 +710,13 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
     }
   }
   event "request" {}
+  # a new boundary: the host's overflow compaction is answered with the
+  # seed's checkpoint (never its native summary)
   event "before_compact" {
     reason = "overflow"
     expect {
-      rules   = []
-      effects = []
+      rules   = ["host_compaction_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 2 }]
     }
   }
 }
@@ -1109,6 +1111,154 @@ run "force: 'This cooldown prevents repeated requests without new work.' (/autoc
   }
 }
 
+# Seed 002: "This cooldown prevents repeated requests without new work." A
+# checkpoint whose resumed turn read a file (a completed turn with tool
+# results) has new work to save: the request inside the cooldown is taken,
+# the cooldown ends for it, and the turn boundary checkpoints.
+run "cooldown: 'This cooldown prevents repeated requests without new work.' — a turn with tool results since the checkpoint lifts it" {
+  state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
+  event "summary_done" {
+    attempt = 1
+    ok      = true
+    now_ms  = 10000
+    expect {
+      state = { cooldown_until = 20000, new_work = false }
+    }
+  }
+  event "request" {
+    tokens = 3000
+    now_ms = 10100
+    expect {
+      rules = ["new_request_moves_boundary"]
+    }
+  }
+  event "turn_end" {
+    tokens       = 15000
+    tool_results = 1
+    now_ms       = 10500
+    expect {
+      rules   = ["turn_with_tool_results_is_new_work"]
+      effects = []
+      state   = { new_work = true }
+    }
+  }
+  event "tool" {
+    name   = "self-compact"
+    tokens = 15000
+    now_ms = 11000
+    expect {
+      rules   = ["self_compact_stores_request"]
+      effects = [{ effect = "reply", text = "Checkpoint requested: it is taken when this turn and its tool calls finish, and you resume from the summary." }]
+      state   = { request = "tool", cooldown_until = 0 }
+    }
+  }
+  event "turn_end" {
+    tokens       = 15100
+    tool_results = 1
+    now_ms       = 11200
+    expect {
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 2 }]
+    }
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = true
+    now_ms  = 12000
+  }
+  expect {
+    state = { new_work = false, cooldown_until = 22000 }
+  }
+}
+
+run "cooldown: 'without new work' — a user prompt after the checkpoint lifts it; the resumed turn's own request does not" {
+  state = { cooldown_until = 20000, compacted = true }
+  event "request" {
+    now_ms = 10100
+    expect {
+      rules = ["new_request_moves_boundary"]
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    now_ms = 10500
+    expect {
+      rules = ["autocompacter_inside_cooldown_dropped"]
+    }
+  }
+  event "request" {
+    user_input = true
+    now_ms     = 10550
+    expect {
+      rules = ["user_prompt_after_checkpoint_is_new_work"]
+    }
+  }
+  event "command" {
+    name   = "autocompacter"
+    now_ms = 10600
+    expect {
+      rules   = ["autocompacter_while_streaming_stores_request"]
+      effects = [{ effect = "reply", text = "Checkpoint requested: it is taken when the current turn and its tool calls finish." }]
+      state   = { request = "command", cooldown_until = 0 }
+    }
+  }
+  event "turn_end" {
+    tokens = 7200
+    now_ms = 10700
+    expect {
+      rules = ["requested_checkpoint_after_turn_and_tool_calls"]
+    }
+  }
+}
+
+run "cooldown: 'without new work' — idle, new work lets /autocompacter checkpoint inside the cooldown" {
+  state = { cooldown_until = 20000, new_work = true }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 12000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now"]
+    }
+  }
+}
+
+run "cooldown: 'without new work' — a turn without tool results, or a failed one, is no new work; after the cooldown nothing is marked" {
+  state = { cooldown_until = 20000 }
+  event "request" {
+    user_input = true
+    now_ms     = 20000
+    expect {
+      rules = []
+    }
+  }
+  event "turn_end" {
+    now_ms = 12000
+    expect {
+      rules = []
+    }
+  }
+  event "turn_end" {
+    outcome      = "error"
+    error        = "other"
+    tool_results = 1
+    now_ms       = 12500
+    expect {
+      rules = []
+    }
+  }
+  event "turn_end" {
+    tool_results = 1
+    now_ms       = 20000
+    expect {
+      rules = []
+    }
+  }
+  expect {
+    state = { new_work = false }
+  }
+}
+
 run "force: 'waits 10 seconds' is the cooldown_ms param" {
   params = { cooldown_ms = 2000 }
   state  = { noticed = true, warned = true, phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
@@ -1327,7 +1477,47 @@ run "errors: 'A summary error leaves the session context unchanged.': an aborted
   }
 }
 
-run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.': Pi's 'Nothing to compact' is already compact (no failure, no continuation)" {
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.': Pi's 'Already compacted' is already compact (no failure, no continuation)" {
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 1000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now"]
+    }
+  }
+  event "summary_done" {
+    attempt         = 1
+    ok              = false
+    already_compact = true
+    error           = "Already compacted"
+    now_ms          = 1100
+    expect {
+      rules   = ["nothing_to_compact_is_already_compact"]
+      effects = [{ effect = "notify", level = "info", text = "Already compact: the session already ends in a compaction, so there is nothing new to checkpoint. Nothing was checkpointed and nothing counts as a failure." }]
+    }
+  }
+  # nothing new since: the next /autocompacter answers at once
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 1200
+    expect {
+      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
+      effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
+    }
+  }
+  expect {
+    state = { phase = "idle", checkpoint_id = 0, failures = 0, retry_at = 0, cooldown_until = 0, resume = false, compacted = true }
+  }
+}
+
+# Seed 002: "the user runs /autocompacter ... The extension summarizes the
+# complete context preview ... adds a self-retaining Pi compaction entry."
+# Pi's compact() finds nothing to cut in a small context or one long turn;
+# the seed's checkpoint keeps nothing verbatim and is taken at the end of
+# one short turn instead.
+run "lifecycle: 'the user runs /autocompacter': Pi's 'Nothing to compact' checkpoints after one short turn (no failure, no 'already compact')" {
   event "command" {
     name   = "autocompacter"
     idle   = true
@@ -1343,22 +1533,64 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
     error           = "Nothing to compact (session too small)"
     now_ms          = 1100
     expect {
-      rules   = ["nothing_to_compact_is_already_compact"]
-      effects = [{ effect = "notify", level = "info", text = "Already compact: the context since the last compaction is what Pi keeps verbatim anyway, so there is nothing to summarise. Nothing was checkpointed and nothing counts as a failure." }]
+      rules = ["nothing_to_cut_checkpoints_after_one_turn"]
+      effects = [
+        { effect = "notify", level = "info", text = "Pi's own compaction found nothing it could cut here (the context is within what it keeps verbatim, or is one long turn), so the checkpoint is taken at the end of one short model turn instead; the agent then resumes from the summary." },
+        { effect = "inject", message = "checkpoint_turn", deliver = "turn" },
+      ]
+      state = { phase = "idle", request = "command", failures = 0, retry_at = 0, compacted = false }
     }
   }
-  # nothing new since: the next /autocompacter answers at once
-  event "command" {
-    name   = "autocompacter"
-    idle   = true
+  event "request" {
     now_ms = 1200
+  }
+  event "turn_end" {
+    now_ms = 1300
     expect {
-      rules   = ["autocompacter_at_compacted_boundary_is_a_duplicate"]
-      effects = [{ effect = "reply", text = "The session already ends in a compaction; nothing new to checkpoint." }]
+      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
+      effects = [{ effect = "checkpoint", continue = true, attempt = 2 }]
+    }
+  }
+  event "summary_done" {
+    attempt = 2
+    ok      = true
+    now_ms  = 1400
+    expect {
+      rules = ["checkpoint_saved_starts_new_cycle"]
     }
   }
   expect {
-    state = { phase = "idle", checkpoint_id = 0, failures = 0, retry_at = 0, cooldown_until = 0, resume = false, compacted = true }
+    state = { phase = "idle", request = "none", failures = 0, compacted = true }
+  }
+}
+
+# "/autocompacter clears the failure state and tries again": after a failed
+# forced checkpoint of one long turn, the retry is the checkpoint too.
+run "failures: '/autocompacter clears the failure state and tries again' — on one long turn Pi cannot cut, the try is the checkpoint after one short turn" {
+  state = { failures = 3, retry_at = 50000 }
+  event "command" {
+    name   = "autocompacter"
+    idle   = true
+    now_ms = 10000
+    expect {
+      rules = ["autocompacter_when_idle_checkpoints_now", "autocompacter_clears_failure_state"]
+    }
+  }
+  event "summary_done" {
+    attempt         = 1
+    ok              = false
+    already_compact = true
+    error           = "Nothing to compact (session too small)"
+    now_ms          = 10100
+    expect {
+      rules = ["nothing_to_cut_checkpoints_after_one_turn"]
+    }
+  }
+  event "turn_end" {
+    now_ms = 10300
+    expect {
+      rules = ["requested_checkpoint_after_turn_and_tool_calls"]
+    }
   }
 }
 
@@ -1449,13 +1681,6 @@ run "summary: a summary_done without an attempt (0) answers the checkpoint in fl
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
       effects = [{ effect = "notify", level = "error" }, { effect = "continue" }]
-    }
-  }
-  event "before_compact" {
-    reason = "threshold"
-    expect {
-      rules   = []
-      effects = []
     }
   }
   expect {
@@ -1722,8 +1947,8 @@ run "settings: 'The extension reads settings from the current project at session
   event "session_start" {
     reason = "startup"
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   expect {
@@ -1735,8 +1960,8 @@ run "settings: 'A session tree change reloads them.'" {
   state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "session_tree" {
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings"]
-      effects = []
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   expect {
@@ -1756,8 +1981,8 @@ run "settings: 'A model change resets threshold notices.'" {
   event "model_select" {
     model = "other-model"
     expect {
-      rules   = ["model_change_resets_threshold_notices"]
-      effects = []
+      rules   = ["model_change_resets_threshold_notices", "status_says_force_limit_under_host_threshold"]
+      effects = [{ effect = "status", text = "" }]
     }
   }
   event "turn_end" {
@@ -1914,10 +2139,12 @@ run "settings: 'Notice and warning scale by the same ratio as force.' (ratio 1 b
 
 run "settings: 'The three active values stay distinct.' (notice clamped below warning)" {
   # force 8000 (80% of 10000), ratio 0.08: warning int(1001 * 0.08) = 80 and
-  # notice int(1000 * 0.08) = 80 would coincide; notice is held at 79.
+  # notice int(1000 * 0.08) = 80 would coincide; notice is held at 79. A
+  # 1000-token reserve keeps the host's threshold (9000) above the force.
   params = { notice_limit = 1000, warning_limit = 1001, force_limit = 100000 }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 78
     expect {
       effects = []
@@ -1925,6 +2152,7 @@ run "settings: 'The three active values stay distinct.' (notice clamped below wa
   }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 79
     expect {
       rules   = ["notice_once_per_cycle"]
@@ -1933,6 +2161,7 @@ run "settings: 'The three active values stay distinct.' (notice clamped below wa
   }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 80
     expect {
       rules   = ["warning_once_per_cycle"]
@@ -1941,6 +2170,7 @@ run "settings: 'The three active values stay distinct.' (notice clamped below wa
   }
   event "turn_end" {
     context_window = 10000
+    reserve        = 1000
     tokens         = 8000
     expect {
       rules   = ["force_checkpoint_at_active_limit"]
@@ -2290,5 +2520,136 @@ run "nonterminal: set NOTICE WARNING FORCE rejects limits out of order or not wh
   }
   expect {
     state = { notice_set = 0, warning_set = 0, force_set = 0 }
+  }
+}
+
+# ============================================================ a host that compacts first
+# Seed 002: "It compacts at the active force limit." Pi compacts above
+# window - reserve (16384), which is under 80% of a window below 81920
+# tokens: the force limit is brought down to Pi's threshold, so the seed's
+# checkpoint is the one that runs (the README's seed-reading notes).
+
+run "force: 'It compacts at the active force limit.' — in a 64k window the limit is Pi's threshold (65536 - 16384 = 49152), under 80% (52428)" {
+  event "session_start" {
+    reason         = "startup"
+    context_window = 65536
+    expect {
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 49152 tokens, the host compaction threshold (window 65536 - reserve 16384), which is under 52428 (80% of the window)" }]
+    }
+  }
+  event "request" {
+    context_window = 65536
+  }
+  event "turn_end" {
+    context_window = 65536
+    tokens         = 49151
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "request" {
+    context_window = 65536
+  }
+  event "turn_end" {
+    context_window = 65536
+    tokens         = 49152
+    expect {
+      rules   = ["force_checkpoint_at_active_limit"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
+    }
+  }
+}
+
+run "force: 'The active force limit is the smallest of these values' — the host's threshold counts with the reserve the host reports; above it, 80% holds" {
+  event "model_select" {
+    context_window = 65536
+    reserve        = 8192
+    expect {
+      effects = [{ effect = "status", text = "" }]
+    }
+  }
+  event "turn_end" {
+    context_window = 65536
+    reserve        = 8192
+    tokens         = 52427
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "turn_end" {
+    context_window = 65536
+    reserve        = 8192
+    tokens         = 52428
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "force: a window smaller than the reserve leaves a force limit of 1 token" {
+  event "turn_end" {
+    context_window = 10000
+    tokens         = 1
+    expect {
+      rules = ["force_checkpoint_at_active_limit"]
+    }
+  }
+}
+
+run "boundary: 'adds a self-retaining Pi compaction entry' — Pi's threshold compaction inside the cooldown is answered with the seed's checkpoint, never Pi's native summary" {
+  state = { cooldown_until = 20000, failures = 3, checkpoint_seq = 4 }
+  event "turn_end" {
+    context_window = 65536
+    tokens         = 50454
+    now_ms         = 12000
+    expect {
+      rules = ["warning_once_per_cycle"]
+    }
+  }
+  event "before_compact" {
+    reason         = "threshold"
+    context_window = 65536
+    tokens         = 50454
+    now_ms         = 12100
+    expect {
+      rules   = ["host_compaction_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 5 }]
+      state   = { phase = "summarizing", checkpoint_id = 5, requested = false, resume = false }
+    }
+  }
+  event "summary_done" {
+    attempt = 5
+    ok      = true
+    now_ms  = 13000
+    expect {
+      rules   = ["checkpoint_saved_starts_new_cycle"]
+      effects = []
+    }
+  }
+  event "compact_done" {
+    reason = "threshold"
+    expect {
+      rules = ["host_compaction_marks_boundary_compacted"]
+    }
+  }
+  expect {
+    state = { phase = "idle", failures = 0, compacted = true, cooldown_until = 23000 }
+  }
+}
+
+run "boundary: Pi's compaction is its own while the policy is off; the user's /compact gets the seed's checkpoint while it is on" {
+  event "before_compact" {
+    reason  = "threshold"
+    enabled = false
+    expect {
+      rules = []
+    }
+  }
+  event "before_compact" {
+    reason = "manual"
+    expect {
+      rules   = ["host_compaction_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
+    }
   }
 }

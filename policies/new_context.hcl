@@ -16,6 +16,8 @@
 #   attempt_seq  the last attempt number handed out; it only grows, so a
 #                callback of an older attempt never matches a newer one
 #   warned_window the window that already got the checkpoint warning
+#   warning_draft the window whose warning is in the request on its way,
+#                 not yet delivered (a completed turn delivers it)
 #
 # Groups, one concern each:
 #   request     the `new_context` tool
@@ -75,8 +77,25 @@ slot "warned_window" {
   description = "The window whose checkpoint warning went out; it is not repeated in that window."
 }
 
+# The warning goes into a request, and it is delivered only when the turn
+# of that request completes: a request that fails (Pi retries a 503 with the
+# same context) or is aborted has not delivered it, and the latch above is
+# set only on delivery.
+slot "warning_draft" {
+  type        = string
+  initial     = ""
+  description = "The window whose checkpoint warning is in the request on its way; it becomes warned_window when that turn completes, and is dropped when it fails or is aborted."
+}
+
 # ---------------------------------------------------------------- derived
 
+# event.tokens is the host's estimate of the active window. Where the host
+# cannot measure it yet (Pi says tokens: null after any compaction, this
+# policy's own reset included, until the model answers in the new window),
+# the Pi extension reports Pi's own checkpoint-aware estimate of what the
+# request sends — the boundary plus the messages after it — never 0, so a
+# large first prompt in a fresh window is not read as an empty window (the
+# README's seed-reading notes).
 derived "remaining" {
   value = "event.context_window - event.tokens"
 }
@@ -330,16 +349,46 @@ group "warning" {
   # request being sent, so the warning is delivered into this request
   # (deliver = "request"): a steer would only arrive after the response.
   # Not while an explicit request is pending: the model already asked for
-  # the fresh window.
+  # the fresh window. "Once per window" is once as the model receives it:
+  # the latch is set when the turn completes (below), so every request of
+  # the window carries the warning until one of them is answered.
   rule "checkpoint_warning_once_per_window" {
     on   = "request"
     from = { request = "none" }
     when = "event.enabled && warning_due && state.warned_window != event.window_id"
-    set  = { warned_window = "event.window_id" }
+    set  = { warning_draft = "event.window_id" }
     effect "inject" {
       message = "checkpoint_warning"
       deliver = "request"
     }
+  }
+
+  # "once per window": the model answered the request that carried the
+  # warning, which the host made durable with the turn. A synthetic abort
+  # (an assistant message stopped as aborted) delivered nothing.
+  rule "checkpoint_warning_delivered_at_completed_turn" {
+    on   = "turn_end"
+    when = "state.warning_draft != '' && state.warning_draft == event.window_id && event.outcome == 'completed' && !event.synthetic_abort"
+    set = {
+      warned_window = "state.warning_draft"
+      warning_draft = "''"
+    }
+  }
+
+  # A failed request (a 503 Pi retries, another error) or an aborted one
+  # did not deliver the warning: the latch stays open, and Pi's retry or the
+  # next prompt carries the warning again. So does a turn of another window.
+  rule "checkpoint_warning_not_delivered_by_failed_turn" {
+    on   = "turn_end"
+    when = "state.warning_draft != ''"
+    set  = { warning_draft = "''" }
+  }
+
+  # A session change or the switch drops a warning still on its way.
+  rule "checkpoint_warning_draft_dropped_on_transition" {
+    on   = ["session_start", "session_tree", "session_shutdown", "toggle"]
+    when = "state.warning_draft != ''"
+    set  = { warning_draft = "''" }
   }
 }
 

@@ -809,7 +809,7 @@ run "warning: 'steered earlier from the context hook ... at reserve+12288 tokens
     }
   }
   expect {
-    state = { warned_window = "w1" }
+    state = { warned_window = "", warning_draft = "w1" }
   }
 }
 
@@ -855,6 +855,13 @@ run "warning: 'once per window'" {
       rules = ["checkpoint_warning_once_per_window"]
     }
   }
+  event "turn_end" {
+    tokens = 176000
+    expect {
+      rules   = ["checkpoint_warning_delivered_at_completed_turn"]
+      effects = []
+    }
+  }
   event "request" {
     tokens = 185000
     expect {
@@ -877,8 +884,130 @@ run "warning: 'once per window'" {
       effects = [{ effect = "inject", message = "checkpoint_warning", deliver = "request" }]
     }
   }
+  event "turn_end" {
+    window_id = "w2"
+    tokens    = 176000
+  }
   expect {
-    state = { warned_window = "w2" }
+    state = { warned_window = "w2", warning_draft = "" }
+  }
+}
+
+# Seed 001: "once per window at reserve+12288 tokens remaining" — once as
+# delivered. Pi retries a 503 with the same context: the retried request
+# carries the warning again, and the completed turn latches it.
+run "warning: 'once per window' — a failed request (503, retried by Pi) does not use it up" {
+  event "request" {
+    tokens = 175000
+    expect {
+      rules = ["checkpoint_warning_once_per_window"]
+    }
+  }
+  event "turn_end" {
+    outcome = "error"
+    error   = "other"
+    tokens  = 175000
+    expect {
+      rules   = ["checkpoint_warning_not_delivered_by_failed_turn"]
+      effects = []
+    }
+  }
+  event "request" {
+    tokens = 175000
+    expect {
+      rules   = ["checkpoint_warning_once_per_window"]
+      effects = [{ effect = "inject", message = "checkpoint_warning", deliver = "request" }]
+    }
+  }
+  event "turn_end" {
+    tokens = 176000
+    expect {
+      rules = ["checkpoint_warning_delivered_at_completed_turn"]
+    }
+  }
+  event "request" {
+    tokens = 177000
+    expect {
+      rules = []
+    }
+  }
+  expect {
+    state = { warned_window = "w1", warning_draft = "" }
+  }
+}
+
+run "warning: 'once per window' — an aborted or synthetic-aborted turn does not use it up" {
+  event "request" {
+    tokens = 175000
+  }
+  event "turn_end" {
+    outcome = "aborted"
+    tokens  = 175000
+    expect {
+      rules = ["checkpoint_warning_not_delivered_by_failed_turn"]
+    }
+  }
+  event "request" {
+    tokens = 175000
+    expect {
+      rules = ["checkpoint_warning_once_per_window"]
+    }
+  }
+  event "turn_end" {
+    outcome         = "aborted"
+    synthetic_abort = true
+    tokens          = 175000
+    expect {
+      rules = ["checkpoint_warning_not_delivered_by_failed_turn"]
+    }
+  }
+  event "request" {
+    tokens = 175000
+    expect {
+      rules = ["checkpoint_warning_once_per_window"]
+    }
+  }
+  expect {
+    state = { warned_window = "", warning_draft = "w1" }
+  }
+}
+
+run "warning: a turn of another window does not deliver the warning of this one" {
+  event "request" {
+    tokens = 175000
+  }
+  event "turn_end" {
+    window_id = "w2"
+    tokens    = 1000
+    expect {
+      rules = ["checkpoint_warning_not_delivered_by_failed_turn"]
+    }
+  }
+  expect {
+    state = { warned_window = "", warning_draft = "" }
+  }
+}
+
+run "warning: a session change or the switch drops the warning on its way" {
+  event "request" {
+    tokens = 175000
+  }
+  event "toggle" {
+    on = false
+    expect {
+      rules = ["toggle_off_invalidates_attempt", "checkpoint_warning_draft_dropped_on_transition"]
+    }
+  }
+  event "request" {
+    tokens = 175000
+  }
+  event "session_tree" {
+    expect {
+      rules = ["session_change_invalidates_attempt", "checkpoint_warning_draft_dropped_on_transition"]
+    }
+  }
+  expect {
+    state = { warned_window = "", warning_draft = "" }
   }
 }
 

@@ -111,6 +111,13 @@ slot "warning_window" {
 
 # ---------------------------------------------------------------- derived
 
+# event.tokens is the host's estimate of the active window. Where the host
+# cannot measure it yet (Pi says tokens: null after any compaction, this
+# policy's own reset included, until the model answers in the new window),
+# the Pi extension reports Pi's own checkpoint-aware estimate of what the
+# request sends — the boundary plus the messages after it — never 0, so a
+# large first prompt in a fresh window is not read as an empty window (the
+# README's seed-reading notes).
 derived "remaining" {
   value = "event.context_window - event.tokens"
 }
@@ -269,6 +276,10 @@ message "reminder_notice" {
 
 message "warning_notice" {
   text = "Context window nearly full; the agent was asked to save its notes and wipe the window."
+}
+
+message "manual_close_out_dropped" {
+  text = "/wipe-memory did not happen: a turn of the close-out failed (a provider error), and a failed turn never completes a close-out, so nothing was wiped. Run /wipe-memory again to ask for it."
 }
 
 message "compact_cancelled_notice" {
@@ -618,6 +629,25 @@ group "request" {
     when = "event.outcome == 'error' && event.error == 'overflow' && !event.queued && event.enabled && event.auto_reset"
     to   = { request = "none", request_source = "none", overflow = "pending-spent" }
     set  = { request_window = "''" }
+  }
+
+  # "Other failures drop the request but preserve the overflow chain." /
+  # "An ordinary close-out error is dropped without reset." The seed's rule
+  # holds for the close-out the user asked for too, even though Pi's retry
+  # may then complete the turn; what the seed does not say is that the user
+  # is left believing the wipe is still coming. They are told, once (the
+  # request is gone, so a second failure finds nothing to drop), that it was
+  # dropped and how to ask again.
+  rule "turn_end_failure_drops_manual_close_out_and_says_so" {
+    on   = "turn_end"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.outcome == 'error'"
+    to   = { request = "none", request_source = "none" }
+    set  = { request_window = "''" }
+    effect "notify" {
+      level = "warning"
+      text  = "message.manual_close_out_dropped"
+    }
   }
 
   # "Other failures drop the request but preserve the overflow chain."

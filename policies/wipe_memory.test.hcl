@@ -658,8 +658,8 @@ run "turn_end: 'An ordinary close-out error is dropped without reset'" {
     outcome = "error"
     error   = "other"
     expect {
-      rules   = ["turn_end_failure_drops_request_keeps_overflow_chain"]
-      effects = []
+      rules   = ["turn_end_failure_drops_manual_close_out_and_says_so"]
+      effects = [{ effect = "notify", level = "warning", text = "/wipe-memory did not happen: a turn of the close-out failed (a provider error), and a failed turn never completes a close-out, so nothing was wiped. Run /wipe-memory again to ask for it." }]
     }
   }
   event "before_settle" {
@@ -1984,17 +1984,54 @@ run "close_out: another command is ignored while switched off, beside a manual c
   }
 }
 
-run "turn_end: a non-overflow error drops a manual close-out ('Other failures drop the request')" {
+# Seed 000: "An ordinary close-out error is dropped without reset." With
+# Pi's retries on, the retried turn then completes; the user who asked for
+# the wipe is told once that it was dropped and how to ask again.
+run "turn_end: a non-overflow error drops a manual close-out ('Other failures drop the request') and says so once" {
   state = { request = "close-out", request_source = "manual", request_window = "w1" }
   event "turn_end" {
     outcome = "error"
     error   = "other"
     expect {
-      rules = ["turn_end_failure_drops_request_keeps_overflow_chain"]
+      rules   = ["turn_end_failure_drops_manual_close_out_and_says_so"]
+      effects = [{ effect = "notify", level = "warning", text = "/wipe-memory did not happen: a turn of the close-out failed (a provider error), and a failed turn never completes a close-out, so nothing was wiped. Run /wipe-memory again to ask for it." }]
+    }
+  }
+  event "turn_end" {
+    outcome = "error"
+    error   = "other"
+    expect {
+      rules   = ["turn_end_failure_drops_request_keeps_overflow_chain"]
+      effects = []
+    }
+  }
+  event "turn_end" {
+    expect {
+      effects = []
+    }
+  }
+  event "before_settle" {
+    expect {
+      effects = []
     }
   }
   expect {
     state = { request = "none", overflow = "idle" }
+  }
+}
+
+run "turn_end: a non-overflow error drops an automatic close-out without a notice (nobody asked for it)" {
+  state = { request = "close-out", request_source = "automatic", request_window = "w1" }
+  event "turn_end" {
+    outcome = "error"
+    error   = "other"
+    expect {
+      rules   = ["turn_end_failure_drops_request_keeps_overflow_chain"]
+      effects = []
+    }
+  }
+  expect {
+    state = { request = "none" }
   }
 }
 

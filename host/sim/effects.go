@@ -230,6 +230,14 @@ func (h *host) checkpoint(ev string, cont bool, attempt int64) error {
 		out = h.summaries[0]
 		h.summaries = h.summaries[1:]
 	}
+	// Inside before_compact the checkpoint is the host's compaction (as
+	// the Pi extension answers session_before_compact with it); a failed
+	// summary cancels that compaction instead of letting the host's own
+	// summary run.
+	if cd := h.compaction; cd != nil {
+		cd.checkpointed = out.OK
+		cd.cancel = cd.cancel || !out.OK
+	}
 	if out.OK {
 		text := out.Text
 		if text == "" {
@@ -385,6 +393,8 @@ func (h *host) hostCompaction(reason string, willRetry bool, attempt int64) (boo
 		h.add(r.Apply(h.sess))
 		h.window = w
 		h.drafts = nil
+	case cd.checkpointed:
+		// appended by the checkpoint effect
 	default:
 		h.nativeCompaction(path, tokensBefore)
 	}

@@ -269,7 +269,7 @@ func TestSeed000_SyntheticAbort_IsNotAUserAbortAndDoesNotCommit(t *testing.T) {
 // drop the request but preserve the overflow chain."
 func TestSeed000_ProviderError_DropsCloseOutWithoutReset(t *testing.T) {
 	r := run(t, "wipe_memory_error_cleanup")
-	e := fired(r, "turn_end_failure_drops_request_keeps_overflow_chain")
+	e := fired(r, "turn_end_failure_drops_manual_close_out_and_says_so")
 	if len(e) != 1 || e[0].Label() != "turn_end(error: other)" {
 		t.Fatalf("provider error: %v", e)
 	}

@@ -254,3 +254,37 @@ func TestSeed002_SavedLimitsModelChangeAndReset(t *testing.T) {
 		t.Errorf("the notice goes out again after the model change: %v", n)
 	}
 }
+
+// "The extension adds a self-retaining Pi compaction entry." While the
+// policy is on, the host's own compaction (here the user's /compact) is
+// answered with the seed's checkpoint, never the host's native summary: one
+// self-retaining compaction, no other.
+func TestSeed002_HostCompactionIsTheCheckpoint(t *testing.T) {
+	sc := parse(t, `
+scenario "The host compacts; the checkpoint answers" {
+  policy = "autocompacter"
+}
+
+user "Implement the retry middleware." {}
+
+assistant {
+  text   = "Middleware written."
+  tokens = 60000
+}
+
+compact {}
+`)
+	r := runScenario(t, sc, sim.Options{})
+	if len(fired(r, "host_compaction_writes_the_checkpoint")) != 1 {
+		t.Fatalf("the host's compaction is answered with the checkpoint:\n%s", timeline(r))
+	}
+	n := 0
+	for _, e := range r.Session.Path() {
+		if e.Type() == session.TypeCompaction {
+			n++
+		}
+	}
+	if n != 1 || len(checkpoints(r)) != 1 {
+		t.Errorf("%d compactions, %d of them checkpoints; want one, the checkpoint:\n%s", n, len(checkpoints(r)), timeline(r))
+	}
+}

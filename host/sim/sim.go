@@ -136,6 +136,9 @@ type boundary struct {
 // compactDecision collects the answer to before_compact.
 type compactDecision struct {
 	provide, cancel bool
+	// checkpointed: a checkpoint effect answered the compaction with its
+	// self-retaining summary (seed 002), which is the compaction.
+	checkpointed bool
 }
 
 // treeDecision collects the answer to before_tree.

@@ -32,22 +32,14 @@ assistant {
 }
 
 assistant {
-  text   = "Resuming from the summary: adding tests."
+  text   = "Resuming from the summary: the tests come next."
   tokens = 6000
-  call "edit" {
-    args   = { path = "http/retry_test.go" }
-    result = "Applied 1 edit."
-  }
-}
-
-assistant {
-  text   = "Tests added."
-  tokens = 7000
 }
 
 # "The extension waits 10 seconds after a checkpoint. This cooldown prevents
-# repeated requests without new work." Right after the checkpoint, the
-# user's /autocompacter is answered and dropped.
+# repeated requests without new work." Right after the checkpoint, with no
+# new work since (the resumed turn ran no tools and no user prompt came),
+# the user's /autocompacter is answered and dropped.
 command "/autocompacter" {}
 
 wait "10s" {}

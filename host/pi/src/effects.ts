@@ -44,7 +44,7 @@ export async function apply(
 	effects: Effect[],
 	out: Outcome,
 	ctx: ExtensionContext,
-	extra: { turn?: TurnEndEvent; tokensBefore?: number } = {},
+	extra: { turn?: TurnEndEvent; tokensBefore?: number; signal?: AbortSignal } = {},
 ): Promise<void> {
 	for (const ef of effects) {
 		switch (ef.effect) {
@@ -56,7 +56,8 @@ export async function apply(
 			}
 			case "notify": {
 				const level = ef.level === "error" || ef.level === "warning" ? ef.level : "info";
-				say(ctx, String(ef.text ?? ""), level);
+				if (out.deferNotices) out.notices.push({ text: String(ef.text ?? ""), level });
+				else say(ctx, String(ef.text ?? ""), level);
 				break;
 			}
 			case "ask":
@@ -265,8 +266,37 @@ async function checkpoint(
 	attempt: number,
 	out: Outcome,
 	ctx: ExtensionContext,
-	extra: { turn?: TurnEndEvent },
+	extra: { turn?: TurnEndEvent; tokensBefore?: number; signal?: AbortSignal },
 ): Promise<void> {
+	if (out.site === "before_compact") {
+		// The host's own compaction answered with the checkpoint: the
+		// summary of the whole context, self-retaining (firstKeptEntryId
+		// null), in place of Pi's native summary. A failed summary cancels
+		// the compaction ("A summary error leaves the session context
+		// unchanged").
+		let ok = false;
+		let error = "";
+		try {
+			const r = await summarize(ctx, ctx.sessionManager.buildSessionProjection().messages, extra.signal);
+			out.compaction = {
+				compaction: {
+					summary: r.text,
+					firstKeptEntryId: null as unknown as string,
+					tokensBefore: extra.tokensBefore ?? 0,
+					usage: r.usage,
+				},
+			};
+			ok = true;
+		} catch (err) {
+			if (err instanceof EngineDown) throw err;
+			error = errorText(err);
+			out.compaction = { cancel: true };
+		}
+		const aborted = !ok && extra.signal?.aborted === true;
+		const d = await decide(h, ctx, "summary_done", { ok, error, attempt, aborted });
+		await apply(h, d.effects, new Outcome("other"), ctx);
+		return;
+	}
 	if (out.site === "turn_end" && extra.turn !== undefined) {
 		let ok = false;
 		let error = "";
@@ -286,7 +316,8 @@ async function checkpoint(
 		return;
 	}
 	if (h.hostCheckpoint !== undefined) return;
-	const hc: HostCheckpoint = { continueRun, ctx };
+	let settled = () => {};
+	const hc: HostCheckpoint = { continueRun, ctx, done: new Promise<void>((r) => (settled = r)) };
 	h.hostCheckpoint = hc;
 	const finish = (ok: boolean, piError: string) => {
 		// A session change since the start dropped this checkpoint: the
@@ -295,8 +326,9 @@ async function checkpoint(
 		// cancels stale work").
 		const current = h.hostCheckpoint === hc;
 		if (current) h.hostCheckpoint = undefined;
-		// Pi's own refusal ("Nothing to compact", "Already compacted") is
-		// the session being compact already, not a summary error. A
+		// Pi's own refusal ("Nothing to compact", "Already compacted") is no
+		// summary error; the policy tells the two apart by the error text
+		// (nothing to cut: the checkpoint is taken at a turn end instead). A
 		// cancelled compaction is the summary's failure when the summary
 		// failed (onBeforeCompact cancelled it), else an abort.
 		const alreadyCompact = !ok && hc.error === undefined && ALREADY_COMPACT.test(piError);
@@ -307,7 +339,7 @@ async function checkpoint(
 			await apply(h, d.effects, new Outcome("other"), ctx);
 			if (ok && continueRun && current) h.pi.sendMessage(continuation(h), { triggerTurn: true });
 			return undefined;
-		});
+		}).finally(settled);
 	};
 	try {
 		ctx.compact({ onComplete: () => finish(true, ""), onError: (err) => finish(false, err.message) });

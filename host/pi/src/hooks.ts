@@ -32,6 +32,7 @@ export async function onSessionTree(h: HostState, ctx: ExtensionContext): Promis
 	h.generation++;
 	h.pendingWindow = undefined;
 	h.requestDrafts = [];
+	h.pendingNotices = [];
 	await reloadSettings(h, ctx);
 	const w = await request<{ windowId: string }>(h, "activeWindow", { entries: fit(ctx.sessionManager.getBranch()) });
 	h.windowId = w.windowId !== "" ? w.windowId : "w1";
@@ -98,7 +99,7 @@ export async function onRequest(h: HostState, e: ContextWithSystemEvent, ctx: Ex
 			changed = true;
 		}
 	}
-	const d = await decide(h, ctx, "request", { user_input: userInputAfterReset(e.messages) });
+	const d = await decide(h, ctx, "request", { user_input: userInputAfterReset(e.messages) }, messages);
 	const out = new Outcome("request");
 	await apply(h, d.effects, out, ctx);
 	if (out.stop || h.stopRequested) {
@@ -129,6 +130,12 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 		for (const r of h.requestDrafts) if (r.window === h.windowId) out.entries.push(r.draft);
 	}
 	h.requestDrafts = [];
+	// The notices of this turn wait for its hidden entries (Pi appends them
+	// after this handler returns); confirmWindow above showed every earlier
+	// turn's that became durable, and the rest never will.
+	const drafts = [...out.entries];
+	out.deferNotices = drafts.length > 0;
+	h.pendingNotices = [];
 	try {
 		const d = await decide(h, ctx, "turn_end", {
 			outcome: e.outcome,
@@ -141,6 +148,7 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 		if (!(err instanceof EngineDown)) ctx.ui.notify(`resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
 		out.continueRun = undefined;
 	}
+	if (out.notices.length > 0) h.pendingNotices.push({ drafts, notices: out.notices });
 	return boundaryResult(e.entries, out);
 }
 
@@ -198,7 +206,7 @@ export async function onBeforeCompact(h: HostState, e: SessionBeforeCompactEvent
 		after_reset: ctx.sessionManager.getBranch().some((x) => x.type === "custom" && MARKER_TYPES.includes(x.customType)),
 	});
 	const out = new Outcome("before_compact");
-	await apply(h, d.effects, out, ctx, { tokensBefore: e.preparation.tokensBefore });
+	await apply(h, d.effects, out, ctx, { tokensBefore: e.preparation.tokensBefore, signal: e.signal });
 	return out.compaction;
 }
 

@@ -197,6 +197,7 @@ function resetSessionState(h: HostState): void {
 	h.pendingWindow = undefined;
 	h.pendingCompactionWindow = undefined;
 	h.requestDrafts = [];
+	h.pendingNotices = [];
 	h.stopRequested = false;
 	h.inflightAttempt = undefined;
 	h.compactionAttempt = undefined;

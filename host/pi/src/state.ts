@@ -34,6 +34,12 @@ export class Outcome {
 	compaction: SessionBeforeCompactResult | undefined;
 	tree: SessionBeforeTreeResult | undefined;
 	requestMessages: AgentMessages = [];
+	/**
+	 * Notices held back until the hidden entries of this turn are durable
+	 * (set at a turn_end that returns request drafts); see pendingNotices.
+	 */
+	deferNotices = false;
+	notices: Notice[] = [];
 	/** The questions of ask effects, in order (a command's dialog). */
 	asks: { title: string; value: string; command: string }[] = [];
 	constructor(site: Site) {
@@ -44,6 +50,17 @@ export class Outcome {
 	}
 }
 
+export interface Notice {
+	text: string;
+	level: "info" | "warning" | "error";
+}
+
+/** Notices of a turn_end waiting for that turn's hidden entries to be in the session. */
+export interface PendingNotices {
+	drafts: Draft[];
+	notices: Notice[];
+}
+
 /** The host checkpoint in flight when the checkpoint effect runs outside a turn boundary. */
 export interface HostCheckpoint {
 	continueRun: boolean;
@@ -52,6 +69,8 @@ export interface HostCheckpoint {
 	error?: string;
 	/** The summary was aborted (Pi's abort signal), not an error of its own. */
 	aborted?: boolean;
+	/** Settles once the checkpoint's result is decided and carried out (its continuation started). */
+	done: Promise<void>;
 }
 
 export interface HostOptions {
@@ -87,6 +106,13 @@ export interface HostState {
 	/** The durable slots' values on the current branch (as last restored or persisted). */
 	durable: Record<string, unknown>;
 	requestDrafts: { window: string; draft: Draft }[];
+	/**
+	 * Seed 000: "UI reminder notices are emitted only after the matching
+	 * hidden entry is durable". A turn_end's notices wait here until Pi has
+	 * appended the hidden entries the turn returned (confirmWindow shows
+	 * them); the next turn_end drops what never became durable.
+	 */
+	pendingNotices: PendingNotices[];
 	stopRequested: boolean;
 	inflightAttempt: number | undefined;
 	compactionAttempt: number | undefined;
@@ -114,6 +140,7 @@ export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
 		generation: 0,
 		durable: {},
 		requestDrafts: [],
+		pendingNotices: [],
 		stopRequested: false,
 		inflightAttempt: undefined,
 		compactionAttempt: undefined,

@@ -17,13 +17,13 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 	h.lastCtx = ctx;
 	if (args === "on" || args === "off") {
 		if (!h.live) {
-			ctx.ui.notify(`resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}).`, "error");
+			say(ctx, `resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}).`, "error");
 			return;
 		}
 		h.enabled = args === "on";
 		h.generation++;
 		await guard(h, ctx, () => simple(h, ctx, "toggle", { on: h.enabled }));
-		ctx.ui.notify(`resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
+		say(ctx, `resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
 		return;
 	}
 	if (args !== "" && args !== "status") {
@@ -52,7 +52,9 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 			".pi/resetpolicy.hcl exists but was ignored: this project is not trusted. Trust it with /trust (or start pi with --approve), then start a new session.",
 		);
 	}
-	ctx.ui.notify(lines.join("\n"), "info");
+	// The reply path every command uses (say): a notice with a UI, stderr
+	// in print and JSON mode, where ctx.ui.notify shows nothing.
+	say(ctx, lines.join("\n"), "info");
 }
 
 export function registerSurface(h: HostState, init: InitializeResult): void {
@@ -128,10 +130,28 @@ async function onPolicyCommand(h: HostState, name: string, args: string, ctx: Ex
 		await confirmWindow(h, ctx);
 		const d = await decide(h, ctx, "command", { name, args: args.trim(), dialog: hasDialogs(ctx) });
 		const out = new Outcome("command");
+		const before = h.hostCheckpoint;
 		await apply(h, d.effects, out, ctx);
 		if (out.asks.length > 0) await dialog(h, name, out.asks, ctx);
+		await finishBeforeExit(h, before, ctx);
 		return undefined;
 	});
+}
+
+/**
+ * Seed 002: "Both commands work in TUI, print, JSON, and RPC modes." Print
+ * and JSON mode (no UI) exit once the command returns, and Pi's exit
+ * disposes the runtime, which would abort a checkpoint the command started
+ * and drop it silently. There the command returns only when the checkpoint
+ * it started is written or has failed (its result said), and the turn it
+ * starts has run; the terminal and RPC modes stay and answer at once.
+ */
+async function finishBeforeExit(h: HostState, before: HostState["hostCheckpoint"], ctx: ExtensionCommandContext): Promise<void> {
+	if (hasDialogs(ctx)) return;
+	const hc = h.hostCheckpoint;
+	if (hc === undefined || hc === before) return;
+	await hc.done;
+	await ctx.waitForIdle();
 }
 
 /**

@@ -1,12 +1,13 @@
 // autocompacter in Pi's real agent loop, with Pi's default settings (in
 // particular keepRecentTokens 20000): the places where seed 002 and Pi's
-// own behaviour meet — settings reloaded at /tree, Pi's "Nothing to
-// compact", the cooldown, what a failure notice promises, a failed idle
+// own behaviour meet — settings reloaded at /tree, Pi's "Already
+// compacted", the cooldown, what a failure notice promises, a failed idle
 // summary, every mode's output and the setup wizard, and a shutdown while a
 // checkpoint is being written.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai";
@@ -121,31 +122,38 @@ test("seed 002 'A session tree change reloads them.': /autocompacter set and res
 	}
 });
 
-test("seed 002 'An existing compaction at the same boundary prevents a duplicate.': /autocompacter on a context Pi calls 'Nothing to compact' is already compact", async () => {
-	const pi = await startPi({ ...PI, project: project(), decisionLog: true });
+test("seed 002 'An existing compaction at the same boundary prevents a duplicate.': /autocompacter on a reopened session that ends in a checkpoint is already compact", async () => {
+	const dir = mkdtempSync(join(tmpdir(), "resetpolicy-compacted-"));
 	try {
-		pi.respond(fauxAssistantMessage("hello"));
-		await pi.session.prompt("hi");
-		await settle(pi);
-		await pi.session.prompt("/autocompacter");
-		await until("the checkpoint's result", () => pi.notices.some((n) => n.text.startsWith("Already compact")));
-		await settle(pi);
-		assert.deepEqual(
-			pi.notices.filter((n) => n.level !== "info"),
-			[],
-			"no failure notice",
-		);
-		assert.equal(pi.requests.length, 1, "no summary request and no continuation turn");
-		assert.equal(compactions(pi).length, 0);
-		const done = pi.decisions().filter((d) => d.event.event === "summary_done");
-		assert.deepEqual(done.map((d) => d.rules), [["nothing_to_compact_is_already_compact"]]);
-		assert.equal(done[0]!.event.already_compact, true);
-
-		// Nothing new since: the next request answers at once.
-		await pi.session.prompt("/autocompacter");
-		assert.ok(pi.notices.some((n) => n.text.startsWith("The session already ends in a compaction")), JSON.stringify(pi.notices));
+		// A forced checkpoint of a completed response: the session ends in it.
+		const params = "params:\n  notice_limit: 10000\n  warning_limit: 20000\n  force_limit: 30000\n";
+		const first = await startPi({ ...PI, dir, project: project(params) });
+		let file = "";
+		try {
+			first.respond(fauxAssistantMessage("read it"), fauxAssistantMessage(SUMMARY));
+			await first.session.prompt(PAD31);
+			await settle(first);
+			assert.equal(labels(first.persisted()).at(-1), "compaction:summary");
+			file = first.sessionFile();
+		} finally {
+			await first.dispose();
+		}
+		const again = await startPi({ ...PI, dir, project: project(params), sessionFile: file, decisionLog: true });
+		try {
+			await again.session.prompt("/autocompacter");
+			await until("the checkpoint's result", () => again.notices.some((n) => n.text.startsWith("Already compact")));
+			await settle(again);
+			assert.deepEqual(again.notices.filter((n) => n.level !== "info"), [], "no failure notice");
+			assert.equal(again.requests.length, 0, "no summary request and no continuation turn");
+			assert.equal(compactions(again).length, 1);
+			const done = again.decisions().filter((d) => d.event.event === "summary_done");
+			assert.deepEqual(done.map((d) => d.rules), [["nothing_to_compact_is_already_compact"]]);
+			assert.equal(done[0]!.event.error, "Already compacted");
+		} finally {
+			await again.dispose();
+		}
 	} finally {
-		await pi.dispose();
+		rmSync(dir, { recursive: true, force: true });
 	}
 });
 

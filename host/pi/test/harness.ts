@@ -60,6 +60,8 @@ export interface PiOptions {
 	 * `pi --mode json` do (ctx.hasUI is false, ctx.ui does nothing).
 	 */
 	mode?: "rpc" | "print" | "json";
+	/** Further extensions to load beside resetpolicy (paths), e.g. a test tool. */
+	extensions?: string[];
 	/** Answers of the UI's input dialogs, in order (undefined: cancelled). */
 	inputs?: (string | undefined)[];
 	/**
@@ -82,6 +84,8 @@ export interface Pi {
 	session: AgentSession;
 	faux: FauxProviderHandle;
 	notices: Notice[];
+	/** For each notice, the session branch (labels()) at the moment it was shown. */
+	noticeBranches: string[][];
 	statuses: (string | undefined)[];
 	/** The titles of the input dialogs asked, in order. */
 	dialogs: string[];
@@ -134,7 +138,7 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		cwd,
 		agentDir,
 		settingsManager,
-		additionalExtensionPaths: opts.agentDir !== undefined ? [] : [extensionPath],
+		additionalExtensionPaths: [...(opts.agentDir !== undefined ? [] : [extensionPath]), ...(opts.extensions ?? [])],
 		noSkills: true,
 		noPromptTemplates: true,
 		noThemes: true,
@@ -157,11 +161,15 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		noTools: "builtin",
 	});
 	const notices: Notice[] = [];
+	const noticeBranches: string[][] = [];
 	const statuses: (string | undefined)[] = [];
 	const dialogs: string[] = [];
 	const inputs = [...(opts.inputs ?? [])];
 	const ui = {
-		notify: (text: string, level?: string) => notices.push({ level: level ?? "info", text }),
+		notify: (text: string, level?: string) => {
+			notices.push({ level: level ?? "info", text });
+			noticeBranches.push(labels(session.sessionManager.getBranch()));
+		},
 		setStatus: (_key: string, text: string | undefined) => statuses.push(text),
 		select: async () => undefined,
 		confirm: async () => false,
@@ -180,7 +188,23 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	if (opts.decisionLog === true) process.env.RESETPOLICY_DECISION_LOG = logFile;
 	try {
 		const mode = opts.mode ?? "rpc";
-		await session.bindExtensions(mode === "rpc" ? { uiContext, mode } : { mode });
+		// The command context's session actions, as Pi's print, JSON and RPC
+		// modes bind them (waitForIdle above all); the tests replace sessions
+		// themselves, so the rest refuse.
+		const refuse = async (): Promise<never> => {
+			throw new Error("not available in the test harness");
+		};
+		const commandContextActions = {
+			waitForIdle: () => session.waitForIdle(),
+			newSession: refuse,
+			fork: refuse,
+			navigateTree: async (targetId: string, o?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string }) => ({
+				cancelled: (await session.navigateTree(targetId, o)).cancelled,
+			}),
+			switchSession: refuse,
+			reload: async () => await session.reload(),
+		};
+		await session.bindExtensions(mode === "rpc" ? { uiContext, mode, commandContextActions } : { mode, commandContextActions });
 	} finally {
 		if (savedLog === undefined) delete process.env.RESETPOLICY_DECISION_LOG;
 		else process.env.RESETPOLICY_DECISION_LOG = savedLog;
@@ -204,6 +228,7 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		session,
 		faux,
 		notices,
+		noticeBranches,
 		statuses,
 		dialogs,
 		requests,
