@@ -106,5 +106,5 @@ func (b *EventBuilder) Event() (Event, error) {
 			return Event{}, err
 		}
 	}
-	return Event{def: b.def, kind: b.kind, facts: b.facts}, nil
+	return newEvent(b.def, b.kind, b.facts), nil
 }

@@ -151,7 +151,7 @@ func (d *Decoder) DecodeValue(v *fastjson.Value) (Event, error) {
 	if hasUnknown {
 		return Event{}, unknownFact(def, all, d.unknown)
 	}
-	return Event{def: def, kind: kind, facts: facts}, nil
+	return newEvent(def, kind, facts), nil
 }
 
 // value reads one fact of the right type and checks it.

@@ -43,7 +43,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 		return nil, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
 	f := &s.frame
-	f.Begin(ev.facts, s.state)
+	f.BeginPacked(ev.facts, s.state, ev.packed)
 	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
 	var err error
 	if explain == nil {
@@ -109,7 +109,7 @@ func (s *Session) run(ev Event) error {
 		g := &plan[gi]
 		b := &g.buckets[0]
 		if g.lit != nil {
-			b = &g.buckets[g.lit.find(ev.facts)]
+			b = &g.buckets[g.lit.find(&ev)]
 		}
 		cands := b.rules
 		if b.byState != nil {

@@ -67,6 +67,6 @@ func (m *model) matchesAt(cr *rules.CompiledRule, n *node, in instance) bool {
 	if cr.When == nil {
 		return true
 	}
-	f := lang.Frame{Event: in.frame, State: n.vals}
+	f := lang.NewFrame(in.frame, n.vals)
 	return cr.When.B(&f) && f.Err == nil
 }

@@ -246,7 +246,7 @@ func (m *model) checkNever(i int, n *node, in instance, st *step) {
 			if w == nil {
 				continue
 			}
-			f := lang.Frame{Event: in.frame, State: n.vals}
+			f := lang.NewFrame(in.frame, n.vals)
 			if !w.B(&f) || f.Err != nil {
 				continue
 			}
@@ -304,7 +304,7 @@ func eventHolds(names []string, conds map[string]*lang.Program, n *node, in inst
 	if w == nil {
 		return true
 	}
-	f := lang.Frame{Event: in.frame, State: n.vals}
+	f := lang.NewFrame(in.frame, n.vals)
 	return w.B(&f) && f.Err == nil
 }
 
@@ -313,7 +313,7 @@ func (m *model) checkAlways(i int, next *node, in instance, st *step) {
 		if pr.Kind != rules.Always || pr.Always == nil {
 			continue
 		}
-		f := lang.Frame{Event: in.frame[:len(contract.CommonFacts)], State: next.vals}
+		f := lang.NewFrame(in.frame[:len(contract.CommonFacts)], next.vals)
 		ok := pr.Always.B(&f)
 		if f.Err != nil || !ok {
 			msg := "the invariant is false after the event"
