@@ -62,9 +62,18 @@ type rule struct {
 	// assignments laid flat, so a decision follows no pointers to check or
 	// apply them.
 	from    []fromCheck
-	to      []write
+	to      []target
 	sets    []set
 	effects []effect
+	// statics are the effects when every one is static (appended in one
+	// copy), else nil.
+	statics []Effect
+}
+
+// target is a `to` of a rule: an enum slot and the value's index.
+type target struct {
+	slot int32
+	code float64
 }
 
 type set struct {
@@ -105,7 +114,7 @@ func New(p *rules.Policy) *Engine {
 					r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
 				}
 				for _, t := range cr.To {
-					r.to = append(r.to, write{slot: int32(t.Slot.Index), typ: lang.Int, num: t.Value.Num})
+					r.to = append(r.to, target{slot: int32(t.Slot.Index), code: t.Value.Num})
 				}
 				for _, a := range cr.Set {
 					r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
@@ -121,6 +130,7 @@ func New(p *rules.Policy) *Engine {
 					}
 					r.effects = append(r.effects, ef)
 				}
+				r.statics = staticEffects(r.effects)
 				g.rules = append(g.rules, r)
 			}
 			if len(g.rules) == 0 {
@@ -132,6 +142,17 @@ func New(p *rules.Policy) *Engine {
 		e.plans = append(e.plans, groups)
 	}
 	return e
+}
+
+func staticEffects(effs []effect) []Effect {
+	out := []Effect{}
+	for _, ef := range effs {
+		if !ef.c.Static {
+			return nil
+		}
+		out = append(out, ef.static)
+	}
+	return out
 }
 
 // Policy is the policy the engine runs.

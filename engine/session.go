@@ -18,6 +18,7 @@ type Session struct {
 	// only when the whole event succeeds: every expression reads the state
 	// before the event, and a rejected event changes nothing.
 	writes []write
+	fired  []firing
 	frame  lang.Frame
 	// buffers reused by every decision
 	rules    []string
@@ -44,7 +45,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 	}
 	f := &s.frame
 	f.BeginPacked(ev.facts, s.state, ev.packed)
-	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
+	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
 	var err error
 	if explain == nil {
 		err = s.run(ev)
@@ -145,7 +146,7 @@ func (s *Session) run(ev Event) error {
 }
 
 func (s *Session) fail(ev Event, r *rule, err error) error {
-	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
+	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
 
@@ -187,7 +188,7 @@ func whenReason(w *lang.Program, f *lang.Frame) string {
 	return "when: " + withValues(w, f) + " is false"
 }
 
-// write is one pending slot assignment (32 bytes).
+// write is one pending assignment of a set (32 bytes).
 type write struct {
 	slot int32
 	typ  lang.Type
@@ -196,11 +197,19 @@ type write struct {
 	str  string
 }
 
-// fire records a rule's targets and assignments (evaluated against the
-// state before the event) and emits its effects.
+// firing is a rule that fired in the event being decided: its targets are
+// the rule's, its assignments writes[sets:sets+len(r.sets)].
+type firing struct {
+	r    *rule
+	sets int
+}
+
+// fire records a rule's assignments (evaluated against the state before
+// the event) and emits its effects; its targets are the rule's own and are
+// applied from it.
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
-	s.writes = append(s.writes, r.to...)
+	s.fired = append(s.fired, firing{r: r, sets: len(s.writes)})
 	for i := range r.sets {
 		a := &r.sets[i]
 		w := write{slot: a.slot, typ: a.typ}
@@ -217,17 +226,21 @@ func (s *Session) fire(r *rule) error {
 		}
 		s.writes = append(s.writes, w)
 	}
-	for i := range r.effects {
-		ef := &r.effects[i]
-		if ef.c.Static {
-			s.effects = append(s.effects, ef.static)
-			continue
+	if r.statics != nil {
+		s.effects = append(s.effects, r.statics...)
+	} else {
+		for i := range r.effects {
+			ef := &r.effects[i]
+			if ef.c.Static {
+				s.effects = append(s.effects, ef.static)
+				continue
+			}
+			out := Effect{Name: ef.c.Name, Args: make([]Arg, len(ef.c.Args))}
+			for j, a := range ef.c.Args {
+				out.Args[j] = Arg{Name: a.Name, Value: a.Prog.Eval(f).Interface(a.Prog.Type)}
+			}
+			s.effects = append(s.effects, out)
 		}
-		out := Effect{Name: ef.c.Name, Args: make([]Arg, len(ef.c.Args))}
-		for j, a := range ef.c.Args {
-			out.Args[j] = Arg{Name: a.Name, Value: a.Prog.Eval(f).Interface(a.Prog.Type)}
-		}
-		s.effects = append(s.effects, out)
 	}
 	if f.Err != nil {
 		return f.Err
@@ -236,19 +249,25 @@ func (s *Session) fire(r *rule) error {
 	return nil
 }
 
-// apply commits the pending writes in order; a later write to a slot wins.
-// An enum slot keeps only its index: its string is the policy's.
+// apply commits the fired rules' targets and assignments in order; a
+// later write to a slot wins. An enum slot keeps only its index: its
+// string is the policy's.
 func (s *Session) apply() {
-	for i := range s.writes {
-		w := &s.writes[i]
-		v := &s.state[w.slot]
-		switch w.typ {
-		case lang.Int, lang.Float:
-			v.Num = w.num
-		case lang.String:
-			v.Str = w.str
-		case lang.Bool:
-			v.Bool = w.b
+	for _, fr := range s.fired {
+		for _, t := range fr.r.to {
+			s.state[t.slot].Num = t.code
+		}
+		for i := range fr.r.sets {
+			w := &s.writes[fr.sets+i]
+			v := &s.state[w.slot]
+			switch w.typ {
+			case lang.Int, lang.Float:
+				v.Num = w.num
+			case lang.String:
+				v.Str = w.str
+			case lang.Bool:
+				v.Bool = w.b
+			}
 		}
 	}
 }
