@@ -16,13 +16,20 @@ import (
 // AppendJSON appends the decision's members of the eval contract and the
 // stdio protocol, without braces: "rules":[…],"effects":[…],"state":{…},
 // and "explain":[…] when the decision has an explanation.
-func (d Decision) AppendJSON(b []byte, s *Session) []byte {
+func (d Decision) AppendJSON(b []byte, s *Session) []byte { return d.AppendJSONCached(b, s, nil) }
+
+// AppendJSONCached is AppendJSON writing the state through c (nil: none).
+func (d Decision) AppendJSONCached(b []byte, s *Session, c *StateCache) []byte {
 	b = append(b, `"rules":`...)
 	b = AppendStringsJSON(b, d.Rules)
 	b = append(b, `,"effects":`...)
 	b = AppendEffectsJSON(b, d.Effects)
 	b = append(b, `,"state":`...)
-	b = s.AppendStateJSON(b)
+	if c != nil {
+		b = c.Append(b, s)
+	} else {
+		b = s.appendStateJSON(b)
+	}
 	if d.Explain != nil {
 		j, _ := json.Marshal(d.Explain) // plain strings and bools: cannot fail
 		b = append(b, `,"explain":`...)
@@ -166,7 +173,40 @@ var plainJSON = func() (t [256]bool) {
 
 // AppendStateJSON appends the state as a JSON object, slots in declaration
 // order.
-func (s *Session) AppendStateJSON(b []byte) []byte {
+func (s *Session) AppendStateJSON(b []byte) []byte { return s.appendStateJSON(b) }
+
+// StateCache writes one session's state faster for a stream of decisions
+// (eval's lines): most events change no slot, or one, so it keeps the
+// object with the values it was written from, and writes it again only
+// when a slot differs. A session does not carry one itself, so many idle
+// sessions in a server cost no more for it.
+type StateCache struct {
+	s    *Session
+	vals []lang.Value
+	buf  []byte
+}
+
+// Append appends s's state as AppendStateJSON does.
+func (c *StateCache) Append(b []byte, s *Session) []byte {
+	if c.s != s || len(c.vals) != len(s.state) || !sameValues(c.vals, s.state) {
+		c.s, c.buf = s, s.appendStateJSON(c.buf[:0])
+		c.vals = append(c.vals[:0], s.state...)
+	}
+	return append(b, c.buf...)
+}
+
+// sameValues compares slot values as the JSON shows them (a slot holds no
+// list or object).
+func sameValues(a, b []lang.Value) bool {
+	for i := range a {
+		if a[i].Num != b[i].Num || a[i].Bool != b[i].Bool || a[i].Str != b[i].Str {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Session) appendStateJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, sl := range s.eng.policy.Slots {
 		if i > 0 {
