@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
+
+// The common line — a flat object of plain members, as every host sends
+// its events — is read in one pass over its bytes, without building
+// fastjson's tree and reading it back. Anything else (an escape, a nested
+// value other than {}, more than flatMax members, a problem of any kind)
+// goes to the general path, which is then the one to decide and to report:
+// the fast path only ever accepts a line the general path accepts, with
+// the same facts (TestFlatDecodesAsTheGeneralPath, FuzzFlatDecoder).
+
+// flatMax bounds the members the fast path records.
+const flatMax = 48
+
+type flatKind uint8
+
+const (
+	flatTrue flatKind = iota
+	flatFalse
+	flatNull
+	flatNumber
+	flatString
+	flatEmptyObject
+)
+
+// flatMember is one member: key and value as spans of the line (a
+// string's without its quotes).
+type flatMember struct {
+	k0, k1, v0, v1 int32
+	kind           flatKind
+}
+
+// flat decodes line if it is a plain flat object; ok is false when the
+// general path must read it.
+func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
+	ms := d.members[:0]
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return Event{}, false
+	}
+	i = skipSpace(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return Event{}, false // {}: the general path says what is missing
+	}
+	for {
+		if len(ms) == flatMax || i >= len(line) || line[i] != '"' {
+			return Event{}, false
+		}
+		var m flatMember
+		m.k0 = int32(i + 1)
+		for i++; i < len(line) && line[i] != '"'; i++ {
+			if c := line[i]; c < 0x20 || c == '\\' || c >= 0x80 {
+				return Event{}, false
+			}
+		}
+		if i >= len(line) {
+			return Event{}, false
+		}
+		m.k1 = int32(i)
+		i = skipSpace(line, i+1)
+		if i >= len(line) || line[i] != ':' {
+			return Event{}, false
+		}
+		i = skipSpace(line, i+1)
+		if i >= len(line) {
+			return Event{}, false
+		}
+		switch c := line[i]; {
+		case c == '"':
+			m.kind, m.v0 = flatString, int32(i+1)
+			for i++; i < len(line) && line[i] != '"'; i++ {
+				if c := line[i]; c < 0x20 || c == '\\' {
+					return Event{}, false
+				}
+			}
+			if i >= len(line) {
+				return Event{}, false
+			}
+			m.v1 = int32(i)
+			i++
+		case c == 't' || c == 'f' || c == 'n':
+			word, kind := "true", flatTrue
+			if c == 'f' {
+				word, kind = "false", flatFalse
+			} else if c == 'n' {
+				word, kind = "null", flatNull
+			}
+			if len(line)-i < len(word) || string(line[i:i+len(word)]) != word {
+				return Event{}, false
+			}
+			m.kind, m.v0, m.v1 = kind, int32(i), int32(i+len(word))
+			i += len(word)
+		case c == '-' || ('0' <= c && c <= '9'):
+			j := i
+			for j < len(line) && numberByte[line[j]] {
+				j++
+			}
+			if !strictNumber(line[i:j]) {
+				return Event{}, false
+			}
+			m.kind, m.v0, m.v1 = flatNumber, int32(i), int32(j)
+			i = j
+		case c == '{':
+			i = skipSpace(line, i+1)
+			if i >= len(line) || line[i] != '}' {
+				return Event{}, false
+			}
+			m.kind = flatEmptyObject
+			i++
+		default:
+			return Event{}, false
+		}
+		ms = append(ms, m)
+		i = skipSpace(line, i)
+		if i >= len(line) {
+			return Event{}, false
+		}
+		if line[i] == '}' {
+			break
+		}
+		if line[i] != ',' {
+			return Event{}, false
+		}
+		i = skipSpace(line, i+1)
+	}
+	d.members = ms
+	if skipSpace(line, i+1) != len(line) {
+		return Event{}, false
+	}
+	// The last "event" member counts, as on the general path.
+	name := -1
+	for j := range ms {
+		if string(line[ms[j].k0:ms[j].k1]) == "event" {
+			name = j
+		}
+	}
+	if name < 0 || ms[name].kind != flatString {
+		return Event{}, false
+	}
+	kind, found := kinds[string(line[ms[name].v0:ms[name].v1])]
+	if !found {
+		return Event{}, false
+	}
+	def := &contract.Events[kind]
+	all := allFacts[kind]
+	if cap(d.facts) < len(all) {
+		d.facts = make([]lang.Value, len(all), maxFacts)
+		d.last = make([]string, maxFacts)
+		d.errs = make([]error, maxFacts)
+	}
+	facts := d.facts[:len(all)]
+	copy(facts, defaults[kind])
+	next := 0 // hosts send facts in contract order: look there first
+	for j := range ms {
+		m := &ms[j]
+		key := line[m.k0:m.k1]
+		if j == name || string(key) == "event" {
+			continue
+		}
+		fi := -1
+		if next < len(all) && all[next].Name == string(key) {
+			fi = next
+		} else if fi = factIndex(all, key); fi < 0 {
+			return Event{}, false
+		}
+		next = fi + 1
+		f := &all[fi]
+		var v lang.Value
+		switch f.Type {
+		case contract.Bool:
+			switch m.kind {
+			case flatTrue:
+				v.Bool = true
+			case flatFalse:
+			default:
+				return Event{}, false
+			}
+		case contract.Int:
+			if m.kind != flatNumber {
+				return Event{}, false
+			}
+			v.Num = numberOf(line[m.v0:m.v1])
+		case contract.String:
+			if m.kind != flatString {
+				return Event{}, false
+			}
+			b := line[m.v0:m.v1]
+			if len(f.Enum) > 0 {
+				code := -1
+				for e, s := range f.Enum {
+					if s == string(b) {
+						code = e
+						break
+					}
+				}
+				if code < 0 {
+					return Event{}, false
+				}
+				v = lang.Value{Str: f.Enum[code], Num: float64(code)}
+				break
+			}
+			if d.last[fi] != string(b) {
+				d.last[fi] = validUTF8(b)
+			}
+			v.Str = d.last[fi]
+		case contract.Object:
+			switch m.kind {
+			case flatNull:
+			case flatEmptyObject:
+				v.X = map[string]any{}
+			default:
+				return Event{}, false
+			}
+		}
+		if checkFact(def, f, v) != nil {
+			return Event{}, false
+		}
+		facts[fi] = v
+	}
+	return newEvent(def, kind, facts), true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// numberByte marks the bytes a JSON number may hold.
+var numberByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789+-.eE") {
+		t[c] = true
+	}
+	return t
+}()
