@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
@@ -176,34 +177,45 @@ var plainJSON = func() (t [256]bool) {
 func (s *Session) AppendStateJSON(b []byte) []byte { return s.appendStateJSON(b) }
 
 // StateCache writes one session's state faster for a stream of decisions
-// (eval's lines): most events change no slot, or one, so it keeps the
-// object with the values it was written from, and writes it again only
-// when a slot differs. A session does not carry one itself, so many idle
-// sessions in a server cost no more for it.
+// (eval's lines): most events change no slot, or one or two, so it keeps
+// each slot's member as last written with the value it came from, and
+// writes a member again only when its slot's value differs. A session does
+// not carry one itself, so many idle sessions in a server cost no more for
+// it.
 type StateCache struct {
-	s    *Session
-	vals []lang.Value
-	buf  []byte
+	s     *Session
+	vals  []lang.Value
+	parts [][]byte // per slot, `"name":value`
 }
 
 // Append appends s's state as AppendStateJSON does.
 func (c *StateCache) Append(b []byte, s *Session) []byte {
-	if c.s != s || len(c.vals) != len(s.state) || !sameValues(c.vals, s.state) {
-		c.s, c.buf = s, s.appendStateJSON(c.buf[:0])
-		c.vals = append(c.vals[:0], s.state...)
-	}
-	return append(b, c.buf...)
-}
-
-// sameValues compares slot values as the JSON shows them (a slot holds no
-// list or object).
-func sameValues(a, b []lang.Value) bool {
-	for i := range a {
-		if a[i].Num != b[i].Num || a[i].Bool != b[i].Bool || a[i].Str != b[i].Str {
-			return false
+	slots := s.eng.policy.Slots
+	if c.s != s || len(c.vals) != len(s.state) {
+		c.s, c.vals, c.parts = s, make([]lang.Value, len(s.state)), make([][]byte, len(slots))
+		for i, sl := range slots {
+			c.vals[sl.Index] = s.state[sl.Index]
+			c.parts[i] = s.appendSlotJSON(nil, sl)
 		}
 	}
-	return true
+	b = append(b, '{')
+	for i, sl := range slots {
+		if v, w := &c.vals[sl.Index], &s.state[sl.Index]; !sameValue(v, w) {
+			*v = *w
+			c.parts[i] = s.appendSlotJSON(c.parts[i][:0], sl)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, c.parts[i]...)
+	}
+	return append(b, '}')
+}
+
+// sameValue compares slot values as the JSON shows them (a slot holds no
+// list or object).
+func sameValue(a, b *lang.Value) bool {
+	return a.Num == b.Num && a.Bool == b.Bool && a.Str == b.Str
 }
 
 func (s *Session) appendStateJSON(b []byte) []byte {
@@ -212,19 +224,23 @@ func (s *Session) appendStateJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendJSONString(b, sl.Name)
-		b = append(b, ':')
-		v := s.state[sl.Index]
-		switch {
-		case sl.IsEnum():
-			b = AppendJSONString(b, sl.Enum[int(v.Num)])
-		case sl.Type == lang.Bool:
-			b = strconv.AppendBool(b, v.Bool)
-		case sl.Type.Numeric():
-			b = appendJSONNumber(b, v.Num)
-		default:
-			b = AppendJSONString(b, v.Str)
-		}
+		b = s.appendSlotJSON(b, sl)
 	}
 	return append(b, '}')
+}
+
+// appendSlotJSON appends one slot's member of the state object.
+func (s *Session) appendSlotJSON(b []byte, sl *rules.Slot) []byte {
+	b = AppendJSONString(b, sl.Name)
+	b = append(b, ':')
+	v := s.state[sl.Index]
+	switch {
+	case sl.IsEnum():
+		return AppendJSONString(b, sl.Enum[int(v.Num)])
+	case sl.Type == lang.Bool:
+		return strconv.AppendBool(b, v.Bool)
+	case sl.Type.Numeric():
+		return appendJSONNumber(b, v.Num)
+	}
+	return AppendJSONString(b, v.Str)
 }
