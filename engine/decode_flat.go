@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
@@ -51,15 +53,15 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 			return Event{}, false
 		}
 		var m flatMember
+		// A key is accepted only if it names a fact or "event", and no
+		// name holds a quote, a backslash or a control character: the
+		// key is whatever comes before the next quote.
 		m.k0 = int32(i + 1)
-		for i++; i < len(line) && line[i] != '"'; i++ {
-			if c := line[i]; c < 0x20 || c == '\\' || c >= 0x80 {
-				return Event{}, false
-			}
-		}
-		if i >= len(line) {
+		n := bytes.IndexByte(line[i+1:], '"')
+		if n < 0 {
 			return Event{}, false
 		}
+		i += 1 + n
 		m.k1 = int32(i)
 		i = skipSpace(line, i+1)
 		if i >= len(line) || line[i] != ':' {
@@ -72,12 +74,9 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 		switch c := line[i]; {
 		case c == '"':
 			m.kind, m.v0 = flatString, int32(i+1)
-			for i++; i < len(line) && line[i] != '"'; i++ {
-				if c := line[i]; c < 0x20 || c == '\\' {
-					return Event{}, false
-				}
+			for i++; i < len(line) && plainString[line[i]]; i++ {
 			}
-			if i >= len(line) {
+			if i >= len(line) || line[i] != '"' {
 				return Event{}, false
 			}
 			m.v1 = int32(i)
@@ -154,6 +153,7 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 	}
 	facts := d.facts[:len(all)]
 	copy(facts, defaults[kind])
+	packed := defaultPacked[kind]
 	next := 0 // hosts send facts in contract order: look there first
 	for j := range ms {
 		m := &ms[j]
@@ -220,16 +220,40 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 			return Event{}, false
 		}
 		facts[fi] = v
+		packed.Set(fi, v)
 	}
-	return newEvent(def, kind, facts), true
+	return Event{def: def, kind: kind, facts: facts, packed: packed}, true
 }
 
+// defaultPacked is each event kind's defaults packed.
+var defaultPacked = func() []lang.Packed {
+	out := make([]lang.Packed, len(defaults))
+	for k, d := range defaults {
+		out[k] = lang.Pack(d)
+	}
+	return out
+}()
+
 func skipSpace(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i // the common case: no space at all
+	}
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
+
+// plainString marks the bytes the fast path reads in a key or a string as
+// they are: all but control characters, the quote and the backslash. UTF-8
+// is checked when a string value is made; a key that is not plain ASCII
+// names no fact, which the general path then reports.
+var plainString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // numberByte marks the bytes a JSON number may hold.
 var numberByte = func() (t [256]bool) {

@@ -186,30 +186,38 @@ type StateCache struct {
 	s     *Session
 	vals  []lang.Value
 	parts [][]byte // per slot, `"name":value`
+	whole []byte   // the object the parts make
 }
 
 // Append appends s's state as AppendStateJSON does.
 func (c *StateCache) Append(b []byte, s *Session) []byte {
 	slots := s.eng.policy.Slots
 	if c.s != s || len(c.vals) != len(s.state) {
-		c.s, c.vals, c.parts = s, make([]lang.Value, len(s.state)), make([][]byte, len(slots))
+		c.s, c.vals, c.parts, c.whole = s, make([]lang.Value, len(s.state)), make([][]byte, len(slots)), nil
 		for i, sl := range slots {
 			c.vals[sl.Index] = s.state[sl.Index]
 			c.parts[i] = s.appendSlotJSON(nil, sl)
 		}
 	}
-	b = append(b, '{')
+	changed := c.whole == nil
 	for i, sl := range slots {
 		if v, w := &c.vals[sl.Index], &s.state[sl.Index]; !sameValue(v, w) {
 			*v = *w
 			c.parts[i] = s.appendSlotJSON(c.parts[i][:0], sl)
+			changed = true
 		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, c.parts[i]...)
 	}
-	return append(b, '}')
+	if changed {
+		c.whole = append(c.whole[:0], '{')
+		for i, p := range c.parts {
+			if i > 0 {
+				c.whole = append(c.whole, ',')
+			}
+			c.whole = append(c.whole, p...)
+		}
+		c.whole = append(c.whole, '}')
+	}
+	return append(b, c.whole...)
 }
 
 // sameValue compares slot values as the JSON shows them (a slot holds no

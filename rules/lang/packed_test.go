@@ -88,3 +88,19 @@ func TestPackMatchesFacts(t *testing.T) {
 		t.Errorf("NewFrame bits %s, Pack %d", s, p.Bits)
 	}
 }
+
+// TestPackedSetIsPack: updating one fact's packing gives what packing the
+// facts afresh gives, for every fact, inside and past what is packed.
+func TestPackedSetIsPack(t *testing.T) {
+	_, facts := packedEnv()
+	p := Pack(facts)
+	for i, v := range []Value{{Bool: true}, {Num: 3}, {Num: 1e9}, {Num: -1}, {}, {Bool: true, Num: 15}} {
+		for fi := range facts {
+			facts[fi] = v
+			p.Set(fi, v)
+			if want := Pack(facts); p != want {
+				t.Fatalf("value %d at fact %d: Set gives %+v, Pack %+v", i, fi, p, want)
+			}
+		}
+	}
+}

@@ -136,6 +136,22 @@ type Packed struct{ Bits, Codes uint64 }
 // Pack packs an event's facts for a frame.
 func Pack(facts []Value) Packed { return Packed{FactBits(facts), FactCodes(facts)} }
 
+// Set updates p for fact i now holding v, as Pack would pack it.
+func (p *Packed) Set(i int, v Value) {
+	if i < MaxBitFacts {
+		p.Bits &^= 1 << uint(i)
+		if v.Bool {
+			p.Bits |= 1 << uint(i)
+		}
+	}
+	if i < MaxCodeFacts {
+		p.Codes &^= 15 << uint(4*i)
+		if n := v.Num; n >= 0 && n < MaxCodeEnum {
+			p.Codes |= uint64(n) << uint(4*i)
+		}
+	}
+}
+
 // MaxCodeFacts is how many of an event's first facts Frame.Codes holds;
 // MaxCodeEnum is the largest enum it holds.
 const (
