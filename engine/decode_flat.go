@@ -24,7 +24,8 @@ const (
 	flatTrue flatKind = iota
 	flatFalse
 	flatNull
-	flatNumber
+	flatNumber      // up to 15 digits, no sign, fraction or exponent
+	flatOtherNumber // any other JSON number
 	flatString
 	flatEmptyObject
 )
@@ -95,13 +96,22 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 			i += len(word)
 		case c == '-' || ('0' <= c && c <= '9'):
 			j := i
-			for j < len(line) && numberByte[line[j]] {
+			for j < len(line) && '0' <= line[j] && line[j] <= '9' {
 				j++
 			}
-			if !strictNumber(line[i:j]) {
-				return Event{}, false
+			m.kind = flatNumber
+			if j == i || j-i > 15 || (line[i] == '0' && j-i > 1) || (j < len(line) && numberByte[line[j]]) {
+				// Not a short plain integer: a sign, a fraction, an
+				// exponent, or more digits.
+				for j < len(line) && numberByte[line[j]] {
+					j++
+				}
+				if !strictNumber(line[i:j]) {
+					return Event{}, false
+				}
+				m.kind = flatOtherNumber
 			}
-			m.kind, m.v0, m.v1 = flatNumber, int32(i), int32(j)
+			m.v0, m.v1 = int32(i), int32(j)
 			i = j
 		case c == '{':
 			i = skipSpace(line, i+1)
@@ -180,10 +190,26 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 				return Event{}, false
 			}
 		case contract.Int:
-			if m.kind != flatNumber {
+			switch m.kind {
+			case flatNumber:
+				// Finite, whole and within 2^53: checkFact has only the
+				// least value left to check.
+				n := int64(0)
+				for _, c := range line[m.v0:m.v1] {
+					n = n*10 + int64(c-'0')
+				}
+				if float64(n) < intMin(f) {
+					return Event{}, false
+				}
+				v.Num = float64(n)
+			case flatOtherNumber:
+				v.Num = numberOf(line[m.v0:m.v1])
+				if checkFact(def, f, v) != nil {
+					return Event{}, false
+				}
+			default:
 				return Event{}, false
 			}
-			v.Num = numberOf(line[m.v0:m.v1])
 		case contract.String:
 			if m.kind != flatString {
 				return Event{}, false
@@ -210,14 +236,11 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 		case contract.Object:
 			switch m.kind {
 			case flatNull:
-			case flatEmptyObject:
+			case flatEmptyObject: // holds no number for checkFact to refuse
 				v.X = map[string]any{}
 			default:
 				return Event{}, false
 			}
-		}
-		if checkFact(def, f, v) != nil {
-			return Event{}, false
 		}
 		facts[fi] = v
 		packed.Set(fi, v)

@@ -74,7 +74,8 @@ func TestFlatDecodesAsTheGeneralPath(t *testing.T) {
 	if accepted < 500 {
 		t.Fatalf("the fast path took only %d lines", accepted)
 	}
-	for _, line := range []string{flatLines[1], flatLines[2], flatLines[len(flatLines)-1], ` { "event" : "settled" , "aborted" : true } `} {
+	for _, line := range []string{flatLines[1], flatLines[2], flatLines[len(flatLines)-1], ` { "event" : "settled" , "aborted" : true } `,
+		`{"event":"request","tokens":2e3}`, `{"event":"request","tokens":-0}`, `{"event":"request","tokens":12345678901234}`} {
 		if _, ok := new(Decoder).flat([]byte(line)); !ok {
 			t.Errorf("%q: left to the general path", line)
 		}
