@@ -114,6 +114,23 @@ func and(parts []*lang.Program) func(*lang.Frame) bool {
 	}
 }
 
+// bitsOf is the conjunction of parts as one mask test, or nil when some
+// part is not a test of bool facts or two test the same fact.
+func bitsOf(parts []*lang.Program) *lang.BitTest {
+	if len(parts) == 0 {
+		return nil
+	}
+	var t lang.BitTest
+	for _, p := range parts {
+		if p.Bits == nil || p.Bits.Mask&t.Mask != 0 {
+			return nil
+		}
+		t.Mask |= p.Bits.Mask
+		t.Want |= p.Bits.Want
+	}
+	return &t
+}
+
 func bitTest(t lang.BitTest) func(*lang.Frame) bool {
 	m, w := t.Mask, t.Want
 	return func(f *lang.Frame) bool { return f.Bits&m == w }
@@ -135,7 +152,7 @@ func (b *bucket) hoist() {
 		}
 		first = r.parts[0].Source
 	}
-	b.pre = b.rules[0].parts[0].B
+	b.pre, b.preParts = b.rules[0].parts[0].B, b.rules[0].parts[:1]
 	for i, r := range b.rules {
 		c := *r
 		c.parts = r.parts[1:]

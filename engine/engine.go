@@ -31,6 +31,10 @@ type bucket struct {
 	// pre, when set, is the first conjunct of every rule's guard, tested
 	// once for the bucket (see hoist).
 	pre func(*lang.Frame) bool
+	// preParts is the conjunct pre tests, and preBits it as a mask test
+	// when it is one.
+	preParts []*lang.Program
+	preBits  *lang.BitTest
 	// byState indexes the rules by the values of the enum slots their
 	// `from` clauses read: byState[key] lists, in file order, the rules
 	// whose from matches, where key mixes the slots' indexes by stride.
@@ -57,7 +61,10 @@ type rule struct {
 	// dispatches on; nil when nothing is left.
 	when  func(*lang.Frame) bool
 	parts []*lang.Program // the conjuncts when is made of
-	lit   *lang.Lit
+	// bits, when set, is when as one mask test (every conjunct tests bool
+	// facts), which run tests in place instead of calling when.
+	bits *lang.BitTest
+	lit  *lang.Lit
 	// from, to and sets are the rule's state match, targets and
 	// assignments laid flat, so a decision follows no pointers to check or
 	// apply them.
@@ -137,6 +144,15 @@ func New(p *rules.Policy) *Engine {
 				continue // a group with nothing to say on this event costs nothing
 			}
 			g.dispatch(p, plan)
+			for i := range g.buckets {
+				b := &g.buckets[i]
+				b.preBits = bitsOf(b.preParts)
+				for _, r := range b.rules {
+					if r.when != nil {
+						r.bits = bitsOf(r.parts)
+					}
+				}
+			}
 			groups = append(groups, g)
 		}
 		e.plans = append(e.plans, groups)

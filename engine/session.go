@@ -120,17 +120,28 @@ func (s *Session) run(ev Event) error {
 			}
 			cands = b.byState[key]
 		}
-		if b.pre != nil && len(cands) > 0 && !b.pre(f) {
-			if f.Err != nil {
-				return s.fail(ev, cands[0], f.Err)
+		if b.pre != nil && len(cands) > 0 {
+			if t := b.preBits; t != nil {
+				if f.Bits&t.Mask != t.Want {
+					continue
+				}
+			} else if !b.pre(f) {
+				if f.Err != nil {
+					return s.fail(ev, cands[0], f.Err)
+				}
+				continue
 			}
-			continue
 		}
 		for _, r := range cands {
 			if b.byState == nil && !s.from(r) {
 				continue
 			}
-			if w := r.when; w != nil && !w(f) {
+			// A mask test cannot fail, so it needs no error check.
+			if t := r.bits; t != nil {
+				if f.Bits&t.Mask != t.Want {
+					continue
+				}
+			} else if w := r.when; w != nil && !w(f) {
 				if f.Err != nil {
 					return s.fail(ev, r, f.Err)
 				}
