@@ -114,8 +114,10 @@ func (s *Session) run(ev Event) error {
 		}
 		cands := b.rules
 		if b.byState != nil {
-			key := 0
-			for _, k := range b.keys {
+			// The first key's stride is 1 (index), and most buckets
+			// have one key: no multiply and no loop for them.
+			key := int(s.state[b.keys[0].slot].Num)
+			for _, k := range b.keys[1:] {
 				key += int(s.state[k.slot].Num) * k.stride
 			}
 			cands = b.byState[key]
