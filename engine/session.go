@@ -48,7 +48,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
 	var err error
 	if explain == nil {
-		err = s.run(ev)
+		err = s.run(&ev)
 	} else {
 		err = s.runExplained(ev, explain)
 	}
@@ -103,22 +103,26 @@ func (s *Session) runExplained(ev Event, explain *[]Consideration) error {
 
 // run is the common path: per group, the rules of the bucket the
 // dispatched fact picks that the state index allows; first match wins.
-func (s *Session) run(ev Event) error {
-	f := &s.frame
+func (s *Session) run(ev *Event) error {
+	f, state := &s.frame, s.state
 	plan := s.eng.plans[ev.kind]
 	for gi := range plan {
 		g := &plan[gi]
 		b := &g.buckets[0]
-		if g.lit != nil {
-			b = &g.buckets[g.lit.find(&ev)]
+		if x := g.lit; x != nil {
+			if x.codes {
+				b = &g.buckets[x.byCode[ev.packed.Codes>>uint(4*x.fact)&15]]
+			} else {
+				b = &g.buckets[x.find(ev)]
+			}
 		}
 		cands := b.rules
 		if b.byState != nil {
 			// The first key's stride is 1 (index), and most buckets
 			// have one key: no multiply and no loop for them.
-			key := int(s.state[b.keys[0].slot].Num)
+			key := int(state[b.keys[0].slot].Num)
 			for _, k := range b.keys[1:] {
-				key += int(s.state[k.slot].Num) * k.stride
+				key += int(state[k.slot].Num) * k.stride
 			}
 			cands = b.byState[key]
 		}
@@ -129,7 +133,7 @@ func (s *Session) run(ev Event) error {
 				}
 			} else if !b.pre(f) {
 				if f.Err != nil {
-					return s.fail(ev, cands[0], f.Err)
+					return s.fail(*ev, cands[0], f.Err)
 				}
 				continue
 			}
@@ -145,12 +149,12 @@ func (s *Session) run(ev Event) error {
 				}
 			} else if w := r.when; w != nil && !w(f) {
 				if f.Err != nil {
-					return s.fail(ev, r, f.Err)
+					return s.fail(*ev, r, f.Err)
 				}
 				continue
 			}
 			if err := s.fire(r); err != nil {
-				return s.fail(ev, r, err)
+				return s.fail(*ev, r, err)
 			}
 			break
 		}
