@@ -98,7 +98,8 @@ func (b *EventBuilder) SetObject(i FactIndex, m map[string]any) { b.facts[i] = l
 // Event returns the event as built so far, after the same check of every
 // fact that decoded events pass (checkFact): a negative token count, a
 // window of 0 or a non-finite number is an error here too. It shares the
-// builder's buffer.
+// builder's buffer, but its bool and enum facts are packed now (Event's
+// packed word): set every fact first, and call Event again after a change.
 func (b *EventBuilder) Event() (Event, error) {
 	all := allFacts[b.kind]
 	for i := range all {
@@ -106,5 +107,5 @@ func (b *EventBuilder) Event() (Event, error) {
 			return Event{}, err
 		}
 	}
-	return Event{def: b.def, kind: b.kind, facts: b.facts}, nil
+	return newEvent(b.def, b.kind, b.facts), nil
 }

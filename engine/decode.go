@@ -35,6 +35,7 @@ type Decoder struct {
 	// grammar, and a failure is reported as malformed JSON.
 	strict  bool
 	invalid bool
+	members []flatMember // the fast path's (decode_flat.go)
 }
 
 // Decode reads one event: a flat JSON object with "event" and facts.
@@ -49,6 +50,9 @@ type Decoder struct {
 // asks the strict validator whether the line was JSON at all, so a
 // malformed line is reported as such.
 func (d *Decoder) Decode(line []byte) (Event, error) {
+	if ev, ok := d.flat(line); ok {
+		return ev, nil
+	}
 	v, err := d.p.ParseBytes(line)
 	if err != nil {
 		return Event{}, syntaxError(line, err)
@@ -151,7 +155,7 @@ func (d *Decoder) DecodeValue(v *fastjson.Value) (Event, error) {
 	if hasUnknown {
 		return Event{}, unknownFact(def, all, d.unknown)
 	}
-	return Event{def: def, kind: kind, facts: facts}, nil
+	return newEvent(def, kind, facts), nil
 }
 
 // value reads one fact of the right type and checks it.
@@ -314,7 +318,11 @@ func validUTF8(b []byte) string {
 // — are read here and anything else by strconv. Overflow gives ±Inf.
 func (d *Decoder) number(x *fastjson.Value) float64 {
 	d.num = x.MarshalTo(d.num[:0])
-	raw := d.num
+	return numberOf(d.num)
+}
+
+// numberOf converts a JSON number's text as number does.
+func numberOf(raw []byte) float64 {
 	digits := raw
 	if len(digits) > 0 && digits[0] == '-' {
 		digits = digits[1:]

@@ -10,7 +10,9 @@ import (
 // litIndex maps the value of one string fact to a bucket of a group.
 type litIndex struct {
 	fact int
-	// enum facts hold their index: byCode[index] is the bucket.
+	// enum facts hold their index: byCode[index] is the bucket; codes
+	// says the index is read from the event's packed codes.
+	codes  bool
 	byCode []int32
 	// other string facts: up to linearMax values are compared in turn,
 	// more are looked up in a map; other is the bucket of any value no
@@ -26,8 +28,11 @@ type litIndex struct {
 const linearMax = 8
 
 // find returns the bucket for an event's facts.
-func (x *litIndex) find(facts []lang.Value) int32 {
-	v := &facts[x.fact]
+func (x *litIndex) find(ev *Event) int32 {
+	if x.codes {
+		return x.byCode[ev.packed.Codes>>uint(4*x.fact)&15]
+	}
+	v := &ev.facts[x.fact]
 	if x.byCode != nil {
 		return x.byCode[int(v.Num)]
 	}
@@ -68,10 +73,24 @@ func conjuncts(w *lang.Program) []*lang.Program {
 }
 
 // and is the conjunction of parts, in order, or nil when there are none.
+// Neighbouring parts that only test bool facts are fused into one mask
+// test; only neighbours, so every other part still runs exactly when it
+// did (a part that can fail is never skipped or added).
 func and(parts []*lang.Program) func(*lang.Frame) bool {
-	fs := make([]func(*lang.Frame) bool, len(parts))
-	for i, p := range parts {
-		fs[i] = p.B
+	var fs []func(*lang.Frame) bool
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		if p.Bits == nil {
+			fs = append(fs, p.B)
+			continue
+		}
+		t := *p.Bits
+		for i+1 < len(parts) && parts[i+1].Bits != nil && parts[i+1].Bits.Mask&t.Mask == 0 {
+			i++
+			t.Mask |= parts[i].Bits.Mask
+			t.Want |= parts[i].Bits.Want
+		}
+		fs = append(fs, bitTest(t))
 	}
 	switch len(fs) {
 	case 0:
@@ -95,6 +114,28 @@ func and(parts []*lang.Program) func(*lang.Frame) bool {
 	}
 }
 
+// bitsOf is the conjunction of parts as one mask test, or nil when some
+// part is not a test of bool facts or two test the same fact.
+func bitsOf(parts []*lang.Program) *lang.BitTest {
+	if len(parts) == 0 {
+		return nil
+	}
+	var t lang.BitTest
+	for _, p := range parts {
+		if p.Bits == nil || p.Bits.Mask&t.Mask != 0 {
+			return nil
+		}
+		t.Mask |= p.Bits.Mask
+		t.Want |= p.Bits.Want
+	}
+	return &t
+}
+
+func bitTest(t lang.BitTest) func(*lang.Frame) bool {
+	m, w := t.Mask, t.Want
+	return func(f *lang.Frame) bool { return f.Bits&m == w }
+}
+
 // hoist tests once per bucket a first conjunct that every rule of the
 // bucket starts its guard with (`event.enabled && …` in every rule of a
 // group): the rules keep the rest. It is tested only when some rule is a
@@ -111,7 +152,7 @@ func (b *bucket) hoist() {
 		}
 		first = r.parts[0].Source
 	}
-	b.pre = b.rules[0].parts[0].B
+	b.pre, b.preParts = b.rules[0].parts[0].B, b.rules[0].parts[:1]
 	for i, r := range b.rules {
 		c := *r
 		c.parts = r.parts[1:]
@@ -173,6 +214,7 @@ func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
 	switch {
 	case len(enum) > 0:
 		x.byCode = make([]int32, len(enum))
+		x.codes = best < lang.MaxCodeFacts && len(enum) <= lang.MaxCodeEnum
 		for i, v := range enum {
 			if id, ok := ids[v]; ok {
 				x.byCode[i] = id

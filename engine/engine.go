@@ -31,6 +31,10 @@ type bucket struct {
 	// pre, when set, is the first conjunct of every rule's guard, tested
 	// once for the bucket (see hoist).
 	pre func(*lang.Frame) bool
+	// preParts is the conjunct pre tests, and preBits it as a mask test
+	// when it is one.
+	preParts []*lang.Program
+	preBits  *lang.BitTest
 	// byState indexes the rules by the values of the enum slots their
 	// `from` clauses read: byState[key] lists, in file order, the rules
 	// whose from matches, where key mixes the slots' indexes by stride.
@@ -57,14 +61,26 @@ type rule struct {
 	// dispatches on; nil when nothing is left.
 	when  func(*lang.Frame) bool
 	parts []*lang.Program // the conjuncts when is made of
-	lit   *lang.Lit
+	// bits, when set, is when as one mask test (every conjunct tests bool
+	// facts), which run tests in place instead of calling when.
+	bits *lang.BitTest
+	lit  *lang.Lit
 	// from, to and sets are the rule's state match, targets and
 	// assignments laid flat, so a decision follows no pointers to check or
 	// apply them.
 	from    []fromCheck
-	to      []write
+	to      []target
 	sets    []set
 	effects []effect
+	// statics are the effects when every one is static (appended in one
+	// copy), else nil.
+	statics []Effect
+}
+
+// target is a `to` of a rule: an enum slot and the value's index.
+type target struct {
+	slot int32
+	code float64
 }
 
 type set struct {
@@ -105,7 +121,7 @@ func New(p *rules.Policy) *Engine {
 					r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
 				}
 				for _, t := range cr.To {
-					r.to = append(r.to, write{slot: int32(t.Slot.Index), typ: lang.Int, num: t.Value.Num})
+					r.to = append(r.to, target{slot: int32(t.Slot.Index), code: t.Value.Num})
 				}
 				for _, a := range cr.Set {
 					r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
@@ -121,17 +137,38 @@ func New(p *rules.Policy) *Engine {
 					}
 					r.effects = append(r.effects, ef)
 				}
+				r.statics = staticEffects(r.effects)
 				g.rules = append(g.rules, r)
 			}
 			if len(g.rules) == 0 {
 				continue // a group with nothing to say on this event costs nothing
 			}
 			g.dispatch(p, plan)
+			for i := range g.buckets {
+				b := &g.buckets[i]
+				b.preBits = bitsOf(b.preParts)
+				for _, r := range b.rules {
+					if r.when != nil {
+						r.bits = bitsOf(r.parts)
+					}
+				}
+			}
 			groups = append(groups, g)
 		}
 		e.plans = append(e.plans, groups)
 	}
 	return e
+}
+
+func staticEffects(effs []effect) []Effect {
+	out := []Effect{}
+	for _, ef := range effs {
+		if !ef.c.Static {
+			return nil
+		}
+		out = append(out, ef.static)
+	}
+	return out
 }
 
 // Policy is the policy the engine runs.

@@ -18,6 +18,15 @@ type Event struct {
 	def   *contract.Event
 	kind  int
 	facts []lang.Value
+	// packed holds the bool facts as bits and the enum facts as codes
+	// (lang.Pack), so guards on them read the event value instead of its
+	// facts' memory: with 10k events, touching facts is a cache miss.
+	packed lang.Packed
+}
+
+// newEvent is the one way an Event is made from checked facts.
+func newEvent(def *contract.Event, kind int, facts []lang.Value) Event {
+	return Event{def: def, kind: kind, facts: facts, packed: lang.Pack(facts)}
 }
 
 // Name is the event's name.
@@ -130,7 +139,7 @@ func NewEvent(m map[string]any) (Event, error) {
 		}
 		return Event{}, fmt.Errorf("event %s has no fact %q%s (facts: %s)", name, unknown[0], lang.Suggest(unknown[0], names), strings.Join(names, ", "))
 	}
-	return Event{def: def, kind: kind, facts: facts}, nil
+	return newEvent(def, kind, facts), nil
 }
 
 func defaultValue(f contract.Fact) lang.Value {

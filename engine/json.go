@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
@@ -16,13 +17,20 @@ import (
 // AppendJSON appends the decision's members of the eval contract and the
 // stdio protocol, without braces: "rules":[…],"effects":[…],"state":{…},
 // and "explain":[…] when the decision has an explanation.
-func (d Decision) AppendJSON(b []byte, s *Session) []byte {
+func (d Decision) AppendJSON(b []byte, s *Session) []byte { return d.AppendJSONCached(b, s, nil) }
+
+// AppendJSONCached is AppendJSON writing the state through c (nil: none).
+func (d Decision) AppendJSONCached(b []byte, s *Session, c *StateCache) []byte {
 	b = append(b, `"rules":`...)
 	b = AppendStringsJSON(b, d.Rules)
 	b = append(b, `,"effects":`...)
 	b = AppendEffectsJSON(b, d.Effects)
 	b = append(b, `,"state":`...)
-	b = s.AppendStateJSON(b)
+	if c != nil {
+		b = c.Append(b, s)
+	} else {
+		b = s.appendStateJSON(b)
+	}
 	if d.Explain != nil {
 		j, _ := json.Marshal(d.Explain) // plain strings and bools: cannot fail
 		b = append(b, `,"explain":`...)
@@ -166,25 +174,81 @@ var plainJSON = func() (t [256]bool) {
 
 // AppendStateJSON appends the state as a JSON object, slots in declaration
 // order.
-func (s *Session) AppendStateJSON(b []byte) []byte {
+func (s *Session) AppendStateJSON(b []byte) []byte { return s.appendStateJSON(b) }
+
+// StateCache writes one session's state faster for a stream of decisions
+// (eval's lines): most events change no slot, or one or two, so it keeps
+// each slot's member as last written with the value it came from, and
+// writes a member again only when its slot's value differs. A session does
+// not carry one itself, so many idle sessions in a server cost no more for
+// it.
+type StateCache struct {
+	s     *Session
+	vals  []lang.Value
+	parts [][]byte // per slot, `"name":value`
+	whole []byte   // the object the parts make
+}
+
+// Append appends s's state as AppendStateJSON does.
+func (c *StateCache) Append(b []byte, s *Session) []byte {
+	slots := s.eng.policy.Slots
+	if c.s != s || len(c.vals) != len(s.state) {
+		c.s, c.vals, c.parts, c.whole = s, make([]lang.Value, len(s.state)), make([][]byte, len(slots)), nil
+		for i, sl := range slots {
+			c.vals[sl.Index] = s.state[sl.Index]
+			c.parts[i] = s.appendSlotJSON(nil, sl)
+		}
+	}
+	changed := c.whole == nil
+	for i, sl := range slots {
+		if v, w := &c.vals[sl.Index], &s.state[sl.Index]; !sameValue(v, w) {
+			*v = *w
+			c.parts[i] = s.appendSlotJSON(c.parts[i][:0], sl)
+			changed = true
+		}
+	}
+	if changed {
+		c.whole = append(c.whole[:0], '{')
+		for i, p := range c.parts {
+			if i > 0 {
+				c.whole = append(c.whole, ',')
+			}
+			c.whole = append(c.whole, p...)
+		}
+		c.whole = append(c.whole, '}')
+	}
+	return append(b, c.whole...)
+}
+
+// sameValue compares slot values as the JSON shows them (a slot holds no
+// list or object).
+func sameValue(a, b *lang.Value) bool {
+	return a.Num == b.Num && a.Bool == b.Bool && a.Str == b.Str
+}
+
+func (s *Session) appendStateJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, sl := range s.eng.policy.Slots {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendJSONString(b, sl.Name)
-		b = append(b, ':')
-		v := s.state[sl.Index]
-		switch {
-		case sl.IsEnum():
-			b = AppendJSONString(b, sl.Enum[int(v.Num)])
-		case sl.Type == lang.Bool:
-			b = strconv.AppendBool(b, v.Bool)
-		case sl.Type.Numeric():
-			b = appendJSONNumber(b, v.Num)
-		default:
-			b = AppendJSONString(b, v.Str)
-		}
+		b = s.appendSlotJSON(b, sl)
 	}
 	return append(b, '}')
+}
+
+// appendSlotJSON appends one slot's member of the state object.
+func (s *Session) appendSlotJSON(b []byte, sl *rules.Slot) []byte {
+	b = AppendJSONString(b, sl.Name)
+	b = append(b, ':')
+	v := s.state[sl.Index]
+	switch {
+	case sl.IsEnum():
+		return AppendJSONString(b, sl.Enum[int(v.Num)])
+	case sl.Type == lang.Bool:
+		return strconv.AppendBool(b, v.Bool)
+	case sl.Type.Numeric():
+		return appendJSONNumber(b, v.Num)
+	}
+	return AppendJSONString(b, v.Str)
 }

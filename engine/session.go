@@ -18,6 +18,7 @@ type Session struct {
 	// only when the whole event succeeds: every expression reads the state
 	// before the event, and a rejected event changes nothing.
 	writes []write
+	fired  []firing
 	frame  lang.Frame
 	// buffers reused by every decision
 	rules    []string
@@ -43,11 +44,11 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 		return nil, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
 	f := &s.frame
-	f.Begin(ev.facts, s.state)
-	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
+	f.BeginPacked(ev.facts, s.state, ev.packed)
+	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
 	var err error
 	if explain == nil {
-		err = s.run(ev)
+		err = s.run(&ev)
 	} else {
 		err = s.runExplained(ev, explain)
 	}
@@ -102,41 +103,58 @@ func (s *Session) runExplained(ev Event, explain *[]Consideration) error {
 
 // run is the common path: per group, the rules of the bucket the
 // dispatched fact picks that the state index allows; first match wins.
-func (s *Session) run(ev Event) error {
-	f := &s.frame
+func (s *Session) run(ev *Event) error {
+	f, state := &s.frame, s.state
 	plan := s.eng.plans[ev.kind]
 	for gi := range plan {
 		g := &plan[gi]
 		b := &g.buckets[0]
-		if g.lit != nil {
-			b = &g.buckets[g.lit.find(ev.facts)]
+		if x := g.lit; x != nil {
+			if x.codes {
+				b = &g.buckets[x.byCode[ev.packed.Codes>>uint(4*x.fact)&15]]
+			} else {
+				b = &g.buckets[x.find(ev)]
+			}
 		}
 		cands := b.rules
 		if b.byState != nil {
-			key := 0
-			for _, k := range b.keys {
-				key += int(s.state[k.slot].Num) * k.stride
+			// The first key's stride is 1 (index), and most buckets
+			// have one key: no multiply and no loop for them.
+			key := int(state[b.keys[0].slot].Num)
+			for _, k := range b.keys[1:] {
+				key += int(state[k.slot].Num) * k.stride
 			}
 			cands = b.byState[key]
 		}
-		if b.pre != nil && len(cands) > 0 && !b.pre(f) {
-			if f.Err != nil {
-				return s.fail(ev, cands[0], f.Err)
+		if b.pre != nil && len(cands) > 0 {
+			if t := b.preBits; t != nil {
+				if f.Bits&t.Mask != t.Want {
+					continue
+				}
+			} else if !b.pre(f) {
+				if f.Err != nil {
+					return s.fail(*ev, cands[0], f.Err)
+				}
+				continue
 			}
-			continue
 		}
 		for _, r := range cands {
 			if b.byState == nil && !s.from(r) {
 				continue
 			}
-			if w := r.when; w != nil && !w(f) {
+			// A mask test cannot fail, so it needs no error check.
+			if t := r.bits; t != nil {
+				if f.Bits&t.Mask != t.Want {
+					continue
+				}
+			} else if w := r.when; w != nil && !w(f) {
 				if f.Err != nil {
-					return s.fail(ev, r, f.Err)
+					return s.fail(*ev, r, f.Err)
 				}
 				continue
 			}
 			if err := s.fire(r); err != nil {
-				return s.fail(ev, r, err)
+				return s.fail(*ev, r, err)
 			}
 			break
 		}
@@ -145,7 +163,7 @@ func (s *Session) run(ev Event) error {
 }
 
 func (s *Session) fail(ev Event, r *rule, err error) error {
-	s.rules, s.effects, s.writes = s.rules[:0], s.effects[:0], s.writes[:0]
+	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
 
@@ -187,7 +205,7 @@ func whenReason(w *lang.Program, f *lang.Frame) string {
 	return "when: " + withValues(w, f) + " is false"
 }
 
-// write is one pending slot assignment (32 bytes).
+// write is one pending assignment of a set (32 bytes).
 type write struct {
 	slot int32
 	typ  lang.Type
@@ -196,11 +214,19 @@ type write struct {
 	str  string
 }
 
-// fire records a rule's targets and assignments (evaluated against the
-// state before the event) and emits its effects.
+// firing is a rule that fired in the event being decided: its targets are
+// the rule's, its assignments writes[sets:sets+len(r.sets)].
+type firing struct {
+	r    *rule
+	sets int
+}
+
+// fire records a rule's assignments (evaluated against the state before
+// the event) and emits its effects; its targets are the rule's own and are
+// applied from it.
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
-	s.writes = append(s.writes, r.to...)
+	s.fired = append(s.fired, firing{r: r, sets: len(s.writes)})
 	for i := range r.sets {
 		a := &r.sets[i]
 		w := write{slot: a.slot, typ: a.typ}
@@ -217,17 +243,21 @@ func (s *Session) fire(r *rule) error {
 		}
 		s.writes = append(s.writes, w)
 	}
-	for i := range r.effects {
-		ef := &r.effects[i]
-		if ef.c.Static {
-			s.effects = append(s.effects, ef.static)
-			continue
+	if r.statics != nil {
+		s.effects = append(s.effects, r.statics...)
+	} else {
+		for i := range r.effects {
+			ef := &r.effects[i]
+			if ef.c.Static {
+				s.effects = append(s.effects, ef.static)
+				continue
+			}
+			out := Effect{Name: ef.c.Name, Args: make([]Arg, len(ef.c.Args))}
+			for j, a := range ef.c.Args {
+				out.Args[j] = Arg{Name: a.Name, Value: a.Prog.Eval(f).Interface(a.Prog.Type)}
+			}
+			s.effects = append(s.effects, out)
 		}
-		out := Effect{Name: ef.c.Name, Args: make([]Arg, len(ef.c.Args))}
-		for j, a := range ef.c.Args {
-			out.Args[j] = Arg{Name: a.Name, Value: a.Prog.Eval(f).Interface(a.Prog.Type)}
-		}
-		s.effects = append(s.effects, out)
 	}
 	if f.Err != nil {
 		return f.Err
@@ -236,19 +266,25 @@ func (s *Session) fire(r *rule) error {
 	return nil
 }
 
-// apply commits the pending writes in order; a later write to a slot wins.
-// An enum slot keeps only its index: its string is the policy's.
+// apply commits the fired rules' targets and assignments in order; a
+// later write to a slot wins. An enum slot keeps only its index: its
+// string is the policy's.
 func (s *Session) apply() {
-	for i := range s.writes {
-		w := &s.writes[i]
-		v := &s.state[w.slot]
-		switch w.typ {
-		case lang.Int, lang.Float:
-			v.Num = w.num
-		case lang.String:
-			v.Str = w.str
-		case lang.Bool:
-			v.Bool = w.b
+	for _, fr := range s.fired {
+		for _, t := range fr.r.to {
+			s.state[t.slot].Num = t.code
+		}
+		for i := range fr.r.sets {
+			w := &s.writes[fr.sets+i]
+			v := &s.state[w.slot]
+			switch w.typ {
+			case lang.Int, lang.Float:
+				v.Num = w.num
+			case lang.String:
+				v.Str = w.str
+			case lang.Bool:
+				v.Bool = w.b
+			}
 		}
 	}
 }

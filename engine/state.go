@@ -129,7 +129,7 @@ func (s *Session) Derived(ev Event) []DerivedValue {
 		return nil
 	}
 	f := lang.Frame{Memo: make([]lang.Memo, len(s.eng.policy.Derived))}
-	f.Begin(ev.facts, s.state)
+	f.BeginPacked(ev.facts, s.state, ev.packed)
 	var out []DerivedValue
 	for _, d := range s.eng.policy.Derived {
 		if d.Prog == nil {

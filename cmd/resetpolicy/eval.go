@@ -101,8 +101,9 @@ func evalStream(in io.Reader, out io.Writer, s *engine.Session, explain bool) er
 	w := bufio.NewWriterSize(out, 64*1024)
 	defer w.Flush()
 	var (
-		buf []byte
-		dec engine.Decoder
+		buf   []byte
+		dec   engine.Decoder
+		state engine.StateCache
 	)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
@@ -124,7 +125,7 @@ func evalStream(in io.Reader, out io.Writer, s *engine.Session, explain bool) er
 			w.Flush()
 			return failure("stdin:%d: %v", n, err)
 		}
-		buf = appendDecision(buf[:0], d, s)
+		buf = appendDecision(buf[:0], d, s, &state)
 		w.Write(buf)
 	}
 	if err := sc.Err(); err != nil {
@@ -144,12 +145,13 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
-// appendDecision writes the eval contract's line for one decision.
-func appendDecision(b []byte, d *engine.Decision, s *engine.Session) []byte {
+// appendDecision writes the eval contract's line for one decision; state,
+// when set, keeps the session's state JSON between lines.
+func appendDecision(b []byte, d *engine.Decision, s *engine.Session, state *engine.StateCache) []byte {
 	b = append(b, `{"event":`...)
 	b = engine.AppendJSONString(b, d.Event)
 	b = append(b, ',')
-	b = d.AppendJSON(b, s)
+	b = d.AppendJSONCached(b, s, state)
 	return append(b, "}\n"...)
 }
 

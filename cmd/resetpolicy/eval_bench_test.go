@@ -83,7 +83,7 @@ func evalStreamMap(in io.Reader, out io.Writer, s *engine.Session) error {
 		if err != nil {
 			return err
 		}
-		buf = appendDecision(buf[:0], d, s)
+		buf = appendDecision(buf[:0], d, s, nil)
 		w.Write(buf)
 	}
 	return sc.Err()

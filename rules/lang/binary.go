@@ -199,7 +199,12 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 			want := float64(code)
 			i := l.ref.index
 			if l.ref.event {
-				return cnode{t: Bool, lit: &Lit{Fact: i, Enum: true, Code: code, Str: r.k.Str}, b: func(f *Frame) bool { return f.Event[i].Num == want }}, nil
+				lit := &Lit{Fact: i, Enum: true, Code: code, Str: r.k.Str}
+				if codeReadable(i, len(l.enum)) {
+					sh, c := uint(4*i), uint64(code)
+					return cnode{t: Bool, lit: lit, b: func(f *Frame) bool { return f.Codes>>sh&15 == c }}, nil
+				}
+				return cnode{t: Bool, lit: lit, b: func(f *Frame) bool { return f.Facts[i].Num == want }}, nil
 			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Num == want }}, nil
 		}
@@ -207,11 +212,11 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 			i, j := l.ref.index, r.ref.index
 			switch {
 			case l.ref.event && r.ref.event:
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Str == f.Event[j].Str }}, nil
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Facts[i].Str == f.Facts[j].Str }}, nil
 			case l.ref.event:
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.Event[i].Str == f.State[j].Str }}, nil
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.Facts[i].Str == f.State[j].Str }}, nil
 			case r.ref.event:
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.Event[j].Str }}, nil
+				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.Facts[j].Str }}, nil
 			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.State[j].Str }}, nil
 		}
@@ -222,7 +227,7 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 				// One closure reads the fact or slot and compares.
 				i := l.ref.index
 				if l.ref.event {
-					return cnode{t: Bool, lit: &Lit{Fact: i, Str: k}, b: func(f *Frame) bool { return f.Event[i].Str == k }}, nil
+					return cnode{t: Bool, lit: &Lit{Fact: i, Str: k}, b: func(f *Frame) bool { return f.Facts[i].Str == k }}, nil
 				}
 				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == k }}, nil
 			}
@@ -290,6 +295,9 @@ func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
 // logical compiles && (and) or || (or), short-circuiting.
 func logical(and bool, l, r cnode) cnode {
 	a, b := l.b, r.b
+	if and && l.bits != nil && r.bits != nil && l.bits.Mask&r.bits.Mask == 0 {
+		return bitNode(BitTest{Mask: l.bits.Mask | r.bits.Mask, Want: l.bits.Want | r.bits.Want})
+	}
 	if and {
 		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) && b(f) }}
 	}

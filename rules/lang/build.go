@@ -19,14 +19,17 @@ type cnode struct {
 	// read it in place instead of calling the node's closure.
 	ref *fieldRef
 	lit *Lit // see Program.Lit
-	b   func(*Frame) bool
-	n   func(*Frame) float64
-	s   func(*Frame) string
-	v   func(*Frame) Value
+	// bits is set when the node is a conjunction of bool facts and their
+	// negations (see BitTest), so && of two such nodes is one mask test.
+	bits *BitTest
+	b    func(*Frame) bool
+	n    func(*Frame) float64
+	s    func(*Frame) string
+	v    func(*Frame) Value
 }
 
 func (n cnode) program(src string) *Program {
-	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v, Lit: n.lit}
+	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v, Lit: n.lit, Bits: n.bits}
 }
 
 func constant(t Type, v Value) cnode {
@@ -159,8 +162,11 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 			if len(f.Enum) > 0 {
 				out.enum, out.what = f.Enum, id.Value+"."+name
 				i := f.Index
-				if id.Value == nsEvent {
-					out.code = func(fr *Frame) float64 { return fr.Event[i].Num }
+				if id.Value == nsEvent && codeReadable(i, len(f.Enum)) {
+					sh := uint(4 * i)
+					out.code = func(fr *Frame) float64 { return float64(fr.Codes >> sh & 15) }
+				} else if id.Value == nsEvent {
+					out.code = func(fr *Frame) float64 { return fr.Facts[i].Num }
 				} else {
 					out.code = func(fr *Frame) float64 { return fr.State[i].Num }
 				}
@@ -240,9 +246,15 @@ type fieldRef struct {
 // values returns the frame's facts or slots.
 func (r *fieldRef) values(f *Frame) []Value {
 	if r.event {
-		return f.Event
+		return f.Facts
 	}
 	return f.State
+}
+
+// bitNode tests bool facts in the frame's Bits, reading no fact.
+func bitNode(t BitTest) cnode {
+	m, w := t.Mask, t.Want
+	return cnode{t: Bool, bits: &t, b: func(f *Frame) bool { return f.Bits&m == w }}
 }
 
 func fieldReader(event bool, f *Field) cnode {
@@ -251,13 +263,16 @@ func fieldReader(event bool, f *Field) cnode {
 	if event {
 		switch f.Type {
 		case Bool:
-			out.b = func(fr *Frame) bool { return fr.Event[i].Bool }
+			if i < MaxBitFacts {
+				return bitNode(BitTest{Mask: 1 << uint(i), Want: 1 << uint(i)})
+			}
+			out.b = func(fr *Frame) bool { return fr.Facts[i].Bool }
 		case Int, Float:
-			out.n = func(fr *Frame) float64 { return fr.Event[i].Num }
+			out.n = func(fr *Frame) float64 { return fr.Facts[i].Num }
 		case String:
-			out.s = func(fr *Frame) string { return fr.Event[i].Str }
+			out.s = func(fr *Frame) string { return fr.Facts[i].Str }
 		default:
-			out.v = func(fr *Frame) Value { v := fr.Event[i]; v.K = Object; return v }
+			out.v = func(fr *Frame) Value { v := fr.Facts[i]; v.K = Object; return v }
 		}
 		return out
 	}
@@ -293,7 +308,10 @@ func (c *compiler) unary(n *ast.UnaryNode) (cnode, error) {
 			// One closure reads the fact or slot and negates it.
 			i := r.index
 			if r.event {
-				return cnode{t: Bool, b: func(f *Frame) bool { return !f.Event[i].Bool }}, nil
+				if i < MaxBitFacts {
+					return bitNode(BitTest{Mask: 1 << uint(i)}), nil
+				}
+				return cnode{t: Bool, b: func(f *Frame) bool { return !f.Facts[i].Bool }}, nil
 			}
 			return cnode{t: Bool, b: func(f *Frame) bool { return !f.State[i].Bool }}, nil
 		}

@@ -67,6 +67,9 @@ type Program struct {
 	// Lit is set when the program is `event.FACT == 'literal'`, so a rule
 	// index can dispatch on the fact instead of testing it rule by rule.
 	Lit *Lit
+	// Bits is set when the program is a conjunction of bool facts and their
+	// negations, so a caller can fuse it with its neighbours.
+	Bits *BitTest
 	// Weight is the number of syntax nodes the program runs, counting the
 	// derived values it computes inline (see InlineWeight).
 	Weight int

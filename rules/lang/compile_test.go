@@ -28,10 +28,11 @@ func testEnv() *Env {
 }
 
 func testFrame() *Frame {
-	return &Frame{
-		Event: []Value{{Num: 950}, {Str: "completed"}, {Bool: true}, {X: map[string]any{"reason": "full"}}, {Str: "set force 2000"}},
-		State: []Value{{Str: "none"}, {Num: 1}},
-	}
+	f := NewFrame(
+		[]Value{{Num: 950}, {Str: "completed"}, {Bool: true}, {X: map[string]any{"reason": "full"}}, {Str: "set force 2000"}},
+		[]Value{{Str: "none"}, {Num: 1}},
+	)
+	return &f
 }
 
 func TestCompileEvaluates(t *testing.T) {

@@ -81,9 +81,20 @@ func EnumValue(enum []string, s string) (Value, bool) {
 }
 
 // Frame is what an expression reads while a decision runs.
+//
+// Build one with NewFrame or Begin: Facts and Bits go together, and a
+// frame with facts but no bits would read every bool fact as false.
 type Frame struct {
-	Event []Value
+	Facts []Value // the event's facts
 	State []Value
+	// Bits has bit i set when Facts[i] is a true bool, for i < MaxBitFacts:
+	// a guard reading bool facts tests them all in one mask (see BitTest)
+	// without touching the facts' memory.
+	Bits uint64
+	// Codes holds, 4 bits each, the enum index of Facts[i] for i <
+	// MaxCodeFacts (see FactCodes), for comparisons of enum facts with
+	// literals that read no fact.
+	Codes uint64
 	// Err is set by an expression that cannot produce a value (an index out
 	// of range, int("x"), a value over its size bound, a decision over its
 	// work budget); the caller rejects the event.
@@ -109,9 +120,93 @@ type Memo struct {
 // Begin prepares the frame for one event: its facts, the state before it,
 // no error, no work done, no derived value known.
 func (f *Frame) Begin(event, state []Value) {
-	f.Event, f.State, f.Err, f.Work = event, state, nil, 0
+	f.BeginPacked(event, state, Pack(event))
+}
+
+// BeginPacked is Begin for a caller that holds the event's Pack already.
+func (f *Frame) BeginPacked(event, state []Value, p Packed) {
+	f.Facts, f.State, f.Err, f.Work, f.Bits, f.Codes = event, state, nil, 0, p.Bits, p.Codes
 	f.gen++
 }
+
+// Packed is what a frame holds of an event's facts besides the facts:
+// their bools as bits and their enum indexes as 4-bit codes.
+type Packed struct{ Bits, Codes uint64 }
+
+// Pack packs an event's facts for a frame.
+func Pack(facts []Value) Packed { return Packed{FactBits(facts), FactCodes(facts)} }
+
+// Set updates p for fact i now holding v, as Pack would pack it.
+func (p *Packed) Set(i int, v Value) {
+	if i < MaxBitFacts {
+		p.Bits &^= 1 << uint(i)
+		if v.Bool {
+			p.Bits |= 1 << uint(i)
+		}
+	}
+	if i < MaxCodeFacts {
+		p.Codes &^= 15 << uint(4*i)
+		if n := v.Num; n >= 0 && n < MaxCodeEnum {
+			p.Codes |= uint64(n) << uint(4*i)
+		}
+	}
+}
+
+// MaxCodeFacts is how many of an event's first facts Frame.Codes holds;
+// MaxCodeEnum is the largest enum it holds.
+const (
+	MaxCodeFacts = 16
+	MaxCodeEnum  = 16
+)
+
+// FactCodes packs the low 4 bits of the first MaxCodeFacts facts' Num,
+// fact i at bit 4i. For an enum fact of at most MaxCodeEnum values that is
+// its index; for other facts the bits mean nothing, and no program reads
+// them, so it needs no types either.
+func FactCodes(facts []Value) uint64 {
+	var codes uint64
+	for i := range min(len(facts), MaxCodeFacts) {
+		n := facts[i].Num
+		if n >= 0 && n < MaxCodeEnum {
+			codes |= uint64(n) << uint(4*i)
+		}
+	}
+	return codes
+}
+
+// codeReadable reports whether fact i of an enum of n values is in Codes.
+func codeReadable(i, n int) bool { return i < MaxCodeFacts && n <= MaxCodeEnum }
+
+// NewFrame is a frame over an event's facts and a state, with no memo of
+// derived values.
+func NewFrame(facts, state []Value) Frame {
+	var f Frame
+	f.Begin(facts, state)
+	return f
+}
+
+// MaxBitFacts is how many of an event's first facts Frame.Bits holds.
+const MaxBitFacts = 64
+
+// FactBits packs the bool facts among the first MaxBitFacts of facts, bit
+// i for facts[i]. A fact of another type holds false in Bool, so it needs
+// no type to tell them apart.
+func FactBits(facts []Value) uint64 {
+	var bits uint64
+	for i := range min(len(facts), MaxBitFacts) {
+		if facts[i].Bool {
+			bits |= 1 << uint(i)
+		}
+	}
+	return bits
+}
+
+// BitTest is a conjunction of bool facts and their negations, true when
+// Frame.Bits&Mask == Want.
+type BitTest struct{ Mask, Want uint64 }
+
+// Test evaluates the conjunction.
+func (t BitTest) Test(f *Frame) bool { return f.Bits&t.Mask == t.Want }
 
 func (f *Frame) fail(format string, args ...any) {
 	if f.Err == nil {

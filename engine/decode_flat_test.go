@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// flatLines are lines the fast path reads, lines it leaves to the general
+// path, and lines neither accepts.
+var flatLines = []string{
+	`{"event":"request"}`,
+	`{"event":"turn_end","outcome":"completed","tokens":123,"window_id":"w2","synthetic_abort":false,"tool_results":2}`,
+	`{"event":"tool","name":"wipe_memory","args":{}}`,
+	`{"event":"tool","name":"wipe_memory","args":null}`,
+	`{"event":"tool","name":"wipe_memory","args":{"a":1}}`,
+	`{"event":"request","tokens":1.5}`, `{"event":"request","tokens":1e999}`, `{"event":"request","tokens":-0}`,
+	`{"event":"request","tokens":-1}`, `{"event":"request","tokens":01}`, `{"event":"request","tokens":1.}`,
+	`{"event":"request","tokens":12345678901234567890}`, `{"event":"request","tokens":2e3}`,
+	` { "event" : "settled" , "aborted" : true } `, "{\"event\":\"settled\",\t\"aborted\":\nfalse}\r",
+	`{"event":"request","event":"turn_end"}`, `{"event":"turn_end","event":"request","outcome":"error"}`,
+	`{"event":"request","tokens":"x","tokens":5}`, `{"event":"request","tokens":5,"tokens":"x"}`,
+	`{"event":"request","nope":1}`, `{"event":null}`, `{}`, `[]`, `null`, `{"event":"request",}`,
+	`{"event":"request"} {}`, `{"event":"request"`, `{"event":"request","idle":tru}`, `{"event":"request","idle":truex}`,
+	`{"event":"command","args":"set force 1e3","name":"wipe-memory"}`,
+	"{\"event\":\"request\",\"window_id\":\"\xff\"}", "{\"event\":\"request\",\"window_id\":\"a\x01\"}",
+	`{"event":"request","window_id":"w\u00e9"}`, `{"event":"request","window_id":"wé"}`, `{"ev\u0065nt":"request"}`,
+	`{"event":"session_start","reason":"nope"}`, `{"event":"session_start","reason":"new"}`,
+	`{"event":"request","context_window":0}`, `{"event":"request","enabled":1}`, `{"event":"nope"}`,
+	`{"window_id":"w1","now_ms":1767312000000,"enabled":true,"auto_reset":true,"auto_compaction":true,"tokens":152340,"context_window":200000,"reserve":16384,"idle":false,"queued":false,"event":"turn_end","outcome":"error","error":"overflow"}`,
+}
+
+// TestFlatDecodesAsTheGeneralPath: whatever line the fast path accepts,
+// the general path accepts too, with the same event and facts: over the
+// lines above and thousands of random mutations of them.
+func TestFlatDecodesAsTheGeneralPath(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	lines := append([]string(nil), flatLines...)
+	for range 20000 {
+		b := []byte(lines[r.Intn(len(flatLines))])
+		switch i := r.Intn(len(b)); r.Intn(3) {
+		case 0:
+			const alphabet = " \t{}[]\":,.-+eE0123456789tfnulx\\\x00\xff"
+			b[i] = alphabet[r.Intn(len(alphabet))]
+		case 1:
+			b = append(b[:i], b[i+1:]...)
+		default:
+			b = append(b[:i], append([]byte{b[r.Intn(len(b))]}, b[i:]...)...)
+		}
+		lines = append(lines, string(b))
+	}
+	accepted := 0
+	for _, line := range lines {
+		var fast, general Decoder
+		got, ok := fast.flat([]byte(line))
+		if !ok {
+			continue
+		}
+		accepted++
+		v, err := general.p.ParseBytes([]byte(line))
+		if err != nil {
+			t.Fatalf("%q: the fast path accepts what fastjson does not parse: %v", line, err)
+		}
+		general.strict = true
+		want, err := general.DecodeValue(v)
+		if err != nil || general.invalid {
+			t.Fatalf("%q: the fast path accepts what the general path refuses: %v (invalid %v)", line, err, general.invalid)
+		}
+		if got.kind != want.kind || got.packed != want.packed || !reflect.DeepEqual(got.facts, want.facts) {
+			t.Fatalf("%q: fast path read\n%+v\ngeneral path\n%+v", line, got.facts, want.facts)
+		}
+	}
+	if accepted < 500 {
+		t.Fatalf("the fast path took only %d lines", accepted)
+	}
+	for _, line := range []string{flatLines[1], flatLines[2], flatLines[len(flatLines)-1], ` { "event" : "settled" , "aborted" : true } `,
+		`{"event":"request","tokens":2e3}`, `{"event":"request","tokens":-0}`, `{"event":"request","tokens":12345678901234}`} {
+		if _, ok := new(Decoder).flat([]byte(line)); !ok {
+			t.Errorf("%q: left to the general path", line)
+		}
+	}
+	if !strings.Contains(flatLines[4], `"a":1`) {
+		t.Fatal("flatLines changed")
+	}
+}
