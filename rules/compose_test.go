@@ -227,9 +227,9 @@ func TestEffectiveSourceOfAComposedFile(t *testing.T) {
 	}
 }
 
-// The README shows the composed project and its test file as they are.
+// docs/language.md shows the composed project and its test file as they are.
 func TestReadmeShowsTheComposedProject(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/language.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestReadmeShowsTheComposedProject(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !strings.Contains(string(readme), "```hcl\n"+string(b)+"```") {
-			t.Errorf("README.md does not show %s as it is", f)
+			t.Errorf("docs/language.md does not show %s as it is", f)
 		}
 	}
 }

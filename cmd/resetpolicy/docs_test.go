@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,6 +61,30 @@ func TestCommandDocs(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !bytes.Equal(got, b) {
 			t.Errorf("%s is stale or missing: go test ./cmd/resetpolicy -run TestCommandDocs -update", filepath.Join(dir, name))
+		}
+	}
+}
+
+// TestDocLinks: every relative link of the README and the pages under
+// docs/ names a file or folder that exists, so moving a page cannot leave
+// the front page pointing nowhere.
+func TestDocLinks(t *testing.T) {
+	pages, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	pages = append(pages, "README.md")
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", page, target)
+			}
 		}
 	}
 }

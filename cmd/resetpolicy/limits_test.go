@@ -11,17 +11,18 @@ import (
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
-// limitsTable returns the rows of README's "Limits and safety" table.
+// limitsTable returns the rows of the "Limits and safety" table in
+// docs/limits.md.
 func limitsTable(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile("docs/limits.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
-	i := strings.Index(s, "## Limits and safety")
+	i := strings.Index(s, "# Limits and safety")
 	if i < 0 {
-		t.Fatal("README has no Limits and safety section")
+		t.Fatal("docs/limits.md has no Limits and safety section")
 	}
 	s = s[i:]
 	start := strings.Index(s, "| bound | value |")

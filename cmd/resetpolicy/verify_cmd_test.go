@@ -158,7 +158,7 @@ func TestVerifyTimeout(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "incomplete: the exploration stopped at the time limit of 1e-09 s") {
 		t.Errorf("--timeout 1ns: exit %d\n%s", code, out)
 	}
-	b, err := os.ReadFile("README.md") // TestMain runs the tests from the repository root
+	b, err := os.ReadFile("docs/limits.md") // TestMain runs the tests from the repository root
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,10 +134,10 @@ func TestTransitionAndTimeBounds(t *testing.T) {
 	}
 }
 
-// The README's limits table states verify's default bounds: moving one
+// The limits table (docs/limits.md) states verify's default bounds: moving one
 // without the README fails here.
 func TestDefaultBoundsInReadme(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/limits.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestDefaultBoundsInReadme(t *testing.T) {
 		fmt.Sprintf("(`verify.DefaultMaxBytes`, `--max-memory`) | %d MiB,", verify.DefaultMaxBytes>>20),
 	} {
 		if !strings.Contains(readme, want) {
-			t.Errorf("README.md lacks %q", want)
+			t.Errorf("docs/limits.md lacks %q", want)
 		}
 	}
 }
