@@ -873,6 +873,9 @@ group "summary" {
   # happens: a requested checkpoint is dropped (not retried), the run goes
   # on from the original context when it does, and automatic checkpoints
   # are paused until /autocompacter.
+  # The count stops at failure_limit: everything that reads it (the pause,
+  # the retry delay, whose last entry repeats) reads a larger count alike,
+  # and an unbounded count would multiply the states verify explores.
   rule "summary_error_pauses_after_failure_limit" {
     on   = "summary_done"
     from = { phase = "summarizing" }
@@ -882,7 +885,7 @@ group "summary" {
       checkpoint_id = "0"
       resume        = "false"
       requested     = "false"
-      failures      = "state.failures + 1"
+      failures      = "min(state.failures + 1, int(param.failure_limit))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
@@ -908,7 +911,7 @@ group "summary" {
       checkpoint_id = "0"
       resume        = "false"
       requested     = "false"
-      failures      = "state.failures + 1"
+      failures      = "min(state.failures + 1, int(param.failure_limit))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
@@ -1139,6 +1142,10 @@ group "boundary" {
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
+      # The host's compaction does not wait for a retry delay, and both
+      # ends of the summary write retry_at anew; clearing it here changes
+      # nothing a user sees and keeps verify's state space small.
+      retry_at = "0"
     }
     effect "checkpoint" {
       continue = false

@@ -106,7 +106,7 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 }
 
 // defaultVerifyTimeout bounds one policy's exploration in time.
-const defaultVerifyTimeout = 2 * time.Minute
+const defaultVerifyTimeout = 5 * time.Minute
 
 // verifyLimits are verify's bounds as the flags give them.
 type verifyLimits struct {

@@ -162,7 +162,7 @@ func TestVerifyTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if defaultVerifyTimeout != 2*time.Minute || !strings.Contains(string(b), "| time one `verify` of a policy takes (`--timeout`) | 2 minutes |") {
+	if defaultVerifyTimeout != 5*time.Minute || !strings.Contains(string(b), "| time one `verify` of a policy takes (`--timeout`) | 5 minutes |") {
 		t.Errorf("the default time budget %v is not the README's", defaultVerifyTimeout)
 	}
 }
