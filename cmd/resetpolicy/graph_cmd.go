@@ -16,7 +16,7 @@ func init() { extraCommands = append(extraCommands, newGraphCmd) }
 
 // graphTimeout is graph's default wall-time bound: the exploration and
 // the layout are bounded by counts, this by the clock.
-const graphTimeout = 60 * time.Second
+const graphTimeout = 5 * time.Minute
 
 func newGraphCmd(*viper.Viper) *cobra.Command {
 	var sets, slots []string

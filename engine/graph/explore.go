@@ -27,7 +27,7 @@ type Limits struct {
 // The defaults: a diagram past a few hundred states is no longer read,
 // and these keep a graph within seconds and tens of megabytes.
 const (
-	DefaultMaxStates = 20000
+	DefaultMaxStates = 50000
 	DefaultMaxNodes  = 200
 	DefaultMaxEdges  = 1000
 )
