@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -308,7 +309,8 @@ func svgElement(svg []byte) string {
 }
 
 // reportTests finds the policy's test files: a built-in's own, or the
-// test files beside a policy file that name it.
+// test files beside a policy file that name it (and any there that do not
+// parse, which the runner reports as invalid).
 func reportTests(policy string, p *rules.Policy) ([]testInput, error) {
 	if isBuiltinName(policy) {
 		if src, ok := policies.TestSource(policy); ok {
@@ -326,12 +328,20 @@ func reportTests(policy string, p *rules.Policy) ([]testInput, error) {
 	}
 	var out []testInput
 	for _, m := range matches {
+		// A test file beside the policy that cannot be read or parsed is
+		// shown as the failure it is, not left out: it may be this
+		// policy's.
 		src, diags := rules.ReadHCLFile(m, "test file")
 		if diags.HasErrors() {
+			out = append(out, testInput{name: m, err: errors.New(diags[0].Detail)})
 			continue
 		}
 		tf, diags := testfile.Parse(src, m)
-		if diags.HasErrors() || tf.PolicyFile() == "" {
+		if diags.HasErrors() {
+			out = append(out, testInput{name: m, src: src})
+			continue
+		}
+		if tf.PolicyFile() == "" {
 			continue
 		}
 		if named, err := filepath.Abs(tf.PolicyFile()); err == nil && named == abs {

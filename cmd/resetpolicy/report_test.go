@@ -243,3 +243,25 @@ func TestReportThePolicyInForce(t *testing.T) {
 		}
 	}
 }
+
+// A broken test file beside the policy is reported as a failing file, not
+// left out of the page.
+func TestReportShowsABrokenTestFile(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "p.hcl")
+	if err := os.WriteFile(policy, []byte("use \"new_context\" {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.test.hcl"), []byte("policy = \"p.hcl\"\nrun \"x\" {\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := runCLI(t, "", "report", policy, "--no-verify", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, doc := pageData(t, out)
+	tests, ok := doc["tests"].(map[string]any)
+	if !ok || tests["failed"].(float64) != 1 {
+		t.Errorf("tests section %v: want the broken file as one failure", doc["tests"])
+	}
+}
