@@ -118,26 +118,7 @@ func (v refVisitor) Visit(n *ast.Node) {
 // through the derived values it reads (and those they read), in the
 // policy's order.
 func ParamReads(p *Policy, r *Rule) []string {
-	refs := map[string]bool{}
-	read := func(e hcl.Expression) {
-		if e == nil {
-			return
-		}
-		if v, d := e.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
-			if tree, err := parser.Parse(v.AsString()); err == nil {
-				ast.Walk(&tree.Node, refVisitor(refs))
-			}
-		}
-	}
-	read(r.When)
-	for _, e := range r.Set {
-		read(e.Value)
-	}
-	for _, e := range r.Effects {
-		for _, a := range e.Args {
-			read(a.Expr)
-		}
-	}
+	refs, read := ruleRefs(r)
 	// Derived values read derived values declared before them: one pass
 	// from the last to the first reaches every one read transitively.
 	for i := len(p.Derived) - 1; i >= 0; i-- {
@@ -154,11 +135,11 @@ func ParamReads(p *Policy, r *Rule) []string {
 	return out
 }
 
-// DerivedReads lists the derived values a rule reads directly (in its
-// guard, assignments and effect arguments), in the policy's order.
-func DerivedReads(p *Policy, r *Rule) []string {
-	refs := map[string]bool{}
-	read := func(e hcl.Expression) {
+// ruleRefs collects the names a rule's guard, assignments and effect
+// arguments refer to; read adds those of another expression.
+func ruleRefs(r *Rule) (refs map[string]bool, read func(hcl.Expression)) {
+	refs = map[string]bool{}
+	read = func(e hcl.Expression) {
 		if e == nil {
 			return
 		}
@@ -177,6 +158,13 @@ func DerivedReads(p *Policy, r *Rule) []string {
 			read(a.Expr)
 		}
 	}
+	return refs, read
+}
+
+// DerivedReads lists the derived values a rule reads directly (in its
+// guard, assignments and effect arguments), in the policy's order.
+func DerivedReads(p *Policy, r *Rule) []string {
+	refs, _ := ruleRefs(r)
 	var out []string
 	for _, d := range p.Derived {
 		if refs[d.Name] {
