@@ -288,12 +288,22 @@ func (rd *Reader) read(name string) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		// Pi writes the header first: a file whose first lines hold none
+		// is not a session, and reading it to its end would only cost.
+		if !headerSeen && file.Lines >= MaxLinesBeforeHeader {
+			return nil, fmt.Errorf("%s: %w (none in its first %d lines)", name, ErrNotSession, MaxLinesBeforeHeader)
+		}
 	}
 	if !headerSeen {
 		return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
 	}
 	return rd.finish(file, keptIndex)
 }
+
+// MaxLinesBeforeHeader bounds the lines read while looking for the session
+// header (lines that are not JSON objects may precede it, as in a file a
+// crashed writer left).
+const MaxLinesBeforeHeader = 1000
 
 // maxResume bounds the places on one line where resume tries a scan.
 const maxResume = 16

@@ -315,3 +315,22 @@ func TestTokenCounts(t *testing.T) {
 		}
 	}
 }
+
+// A file of junk lines is refused once MaxLinesBeforeHeader lines hold no
+// header, not read to its end; a few junk lines before the header are
+// still only problems.
+func TestNoHeaderIsRefusedEarly(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 10*sessionfile.MaxLinesBeforeHeader; i++ {
+		b.WriteString("y\n")
+	}
+	_, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(b.String()), "junk.jsonl")
+	if !errors.Is(err, sessionfile.ErrNotSession) || !strings.Contains(err.Error(), "first 1000 lines") {
+		t.Fatalf("junk: %v, want ErrNotSession after the first 1000 lines", err)
+	}
+	few := strings.Repeat("y\n", sessionfile.MaxLinesBeforeHeader-2) + `{"type":"session","version":3,"id":"s1"}` + "\n"
+	f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(few), "few.jsonl")
+	if err != nil || f.SessionID != "s1" {
+		t.Fatalf("a header after %d junk lines: %v", sessionfile.MaxLinesBeforeHeader-2, err)
+	}
+}
