@@ -1,6 +1,9 @@
 package replay
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 //go:generate go run ./internal/genmodels
 
@@ -12,8 +15,10 @@ type piModel struct {
 
 // windowByID is each model id's context window: the one most of its
 // providers give (the larger on a tie), as a replay knows a session's
-// model id but not always its provider.
-var windowByID = func() map[string]int64 {
+// model id but not always its provider. It is built at the first look-up,
+// not when the program starts: every process of the binary (the server Pi
+// spawns at each session among them) links this package.
+var windowByID = sync.OnceValue(func() map[string]int64 {
 	votes := map[string]map[int64]int{}
 	for _, m := range piModels {
 		id := strings.ToLower(m.id)
@@ -33,7 +38,7 @@ var windowByID = func() map[string]int64 {
 		out[id] = best
 	}
 	return out
-}()
+})
 
 // DefaultContextWindow is the host contract's default, used for a model
 // pi-ai's registry does not know.
@@ -44,11 +49,11 @@ const DefaultContextWindow = 200000
 // registry knew the model.
 func ContextWindow(model string) (int64, bool) {
 	m := strings.ToLower(model)
-	if w, ok := windowByID[m]; ok {
+	if w, ok := windowByID()[m]; ok {
 		return w, true
 	}
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		if w, ok := windowByID[m[i+1:]]; ok {
+		if w, ok := windowByID()[m[i+1:]]; ok {
 			return w, true
 		}
 	}

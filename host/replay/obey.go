@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // obey is the assumption --assume-obeys-within N makes: a record made
@@ -80,14 +81,21 @@ type StatedSize struct {
 // maximum", OpenAI's "maximum context length is M tokens. However, your
 // messages resulted in N tokens", and the "N tokens … exceeds … M" forms
 // of OpenAI-compatible servers.
-var overflowSizes = []struct {
+//
+// They are compiled at the first overflow a replay reads, not when the
+// program starts: every process of the binary links this package.
+var overflowSizes = sync.OnceValue(func() []overflowSize {
+	return []overflowSize{
+		{regexp.MustCompile(`(?i)prompt is too long: (\d+) tokens > (\d+)`), 1, 2},
+		{regexp.MustCompile(`(?i)maximum context length is (\d+) tokens\. however, (?:your messages resulted in|you requested) (\d+) tokens`), 2, 1},
+		{regexp.MustCompile(`(?i)input (?:length|tokens?)[^\d]{0,20}(\d+)[^\d]{1,40}(?:exceeds?|greater than|>)[^\d]{0,40}(\d+)`), 1, 2},
+		{regexp.MustCompile(`(?i)(\d+) tokens? (?:exceeds?|is greater than|>) (?:the )?(?:model'?s? )?(?:maximum |max )?(?:context (?:length|window) )?(?:of )?(\d+)`), 1, 2},
+	}
+})
+
+type overflowSize struct {
 	re         *regexp.Regexp
 	tokens, mx int // submatch indices (0: none)
-}{
-	{regexp.MustCompile(`(?i)prompt is too long: (\d+) tokens > (\d+)`), 1, 2},
-	{regexp.MustCompile(`(?i)maximum context length is (\d+) tokens\. however, (?:your messages resulted in|you requested) (\d+) tokens`), 2, 1},
-	{regexp.MustCompile(`(?i)input (?:length|tokens?)[^\d]{0,20}(\d+)[^\d]{1,40}(?:exceeds?|greater than|>)[^\d]{0,40}(\d+)`), 1, 2},
-	{regexp.MustCompile(`(?i)(\d+) tokens? (?:exceeds?|is greater than|>) (?:the )?(?:model'?s? )?(?:maximum |max )?(?:context (?:length|window) )?(?:of )?(\d+)`), 1, 2},
 }
 
 // overflowTokens returns the prompt size (and the window) an overflow
@@ -96,7 +104,7 @@ func overflowTokens(msg string) (tokens, maximum int64) {
 	if msg == "" {
 		return 0, 0
 	}
-	for _, p := range overflowSizes {
+	for _, p := range overflowSizes() {
 		m := p.re.FindStringSubmatch(msg)
 		if m == nil {
 			continue
