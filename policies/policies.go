@@ -9,7 +9,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/rules"
 )
 
-//go:embed *.hcl
+//go:embed *.hcl *.hcl.tree
 var files embed.FS
 
 // Default is the policy in force when nothing else is configured.
@@ -37,7 +37,11 @@ func Source(name string) (rules.Source, bool) {
 	if err != nil {
 		return rules.Source{}, false
 	}
-	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b}, true
+	// The syntax tree made at build time (TestTreesAreCurrent), so that
+	// loading a built-in does not parse it; rules.Load parses a file
+	// whose tree is missing or of other bytes.
+	tree, _ := files.ReadFile(name + ".hcl.tree")
+	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b, Tree: tree}, true
 }
 
 // TestSource returns a built-in policy's test file by name.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/rules/hcltree"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -14,6 +15,11 @@ import (
 type Source struct {
 	Name  string
 	Bytes []byte
+	// Tree, when set, is Bytes' syntax tree encoded by package hcltree
+	// (the built-ins carry theirs, made at build time): Load rebuilds the
+	// tree from it instead of parsing. A tree of other bytes than Bytes
+	// is not used, and the file is parsed as any other.
+	Tree []byte
 }
 
 // Diagnostics are load problems with the sources they point into, so they
@@ -124,7 +130,16 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	return p, Diagnostics{diags, sources}
 }
 
-func parse(src Source) (*hcl.File, hcl.Diagnostics) { return ParseHCL(src.Bytes, src.Name) }
+func parse(src Source) (*hcl.File, hcl.Diagnostics) {
+	if len(src.Tree) > 0 && !strings.HasSuffix(src.Name, ".json") && len(src.Bytes) <= MaxFileBytes {
+		// The tree was made by a parse that passed CheckHCL, and Decode
+		// bounds its depth on its own.
+		if f, err := hcltree.Decode(src.Tree, src.Bytes, src.Name); err == nil {
+			return f, nil
+		}
+	}
+	return ParseHCL(src.Bytes, src.Name)
+}
 
 func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
 	out := make([]*hcl.Attribute, 0, len(attrs))

@@ -1,0 +1,309 @@
+package hcltree
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// MaxDepth bounds the nesting of blocks and expressions Decode rebuilds:
+// an encoding deeper than this is refused, however it was made.
+const MaxDepth = 1024
+
+// ErrOtherSource is Decode's error for an encoding made from other bytes
+// than the ones given: the file changed since its tree was encoded.
+var ErrOtherSource = errors.New("hcltree: the encoding is of another version of the file")
+
+// Decode rebuilds the syntax tree Encode wrote for src, with every range
+// in filename. It fails, never panics, on an encoding that is not one
+// of src's.
+func Decode(enc, src []byte, filename string) (*hcl.File, error) {
+	if !bytes.HasPrefix(enc, []byte(magic)) || len(enc) < len(magic)+sha256.Size {
+		return nil, errors.New("hcltree: not an encoded syntax tree")
+	}
+	sum := sha256.Sum256(src)
+	if !bytes.Equal(enc[len(magic):len(magic)+sha256.Size], sum[:]) {
+		return nil, ErrOtherSource
+	}
+	// One string holds every name and literal of the encoding, and one the
+	// source, so a decoded string costs no allocation of its own.
+	d := &decoder{enc: string(enc), src: string(src), filename: filename, off: len(magic) + sha256.Size}
+	n := d.count()
+	if d.err == nil {
+		d.table = make([]string, 0, max(n-1, 0))
+		for i := 0; i < n-1 && d.err == nil; i++ {
+			d.table = append(d.table, d.str())
+		}
+	}
+	body := d.body(0)
+	if d.err == nil && d.off != len(d.enc) {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return &hcl.File{Body: body, Bytes: src}, nil
+}
+
+type decoder struct {
+	enc, src string
+	filename string
+	off      int
+	prev     hcl.Pos
+	table    []string
+	err      error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("hcltree: at byte %d: %s", d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) uint() int {
+	if d.err != nil {
+		return 0
+	}
+	var v uint64
+	var shift uint
+	for i := 0; ; i++ {
+		if d.off >= len(d.enc) || i == binary.MaxVarintLen64 {
+			d.fail("truncated number")
+			return 0
+		}
+		c := d.enc[d.off]
+		d.off++
+		if c < 0x80 {
+			v |= uint64(c) << shift
+			break
+		}
+		v |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	if v > 1<<40 {
+		d.fail("number %d past any size a file has", v)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) int() int {
+	u := d.uint()
+	if u&1 != 0 {
+		return -(u >> 1) - 1
+	}
+	return u >> 1
+}
+
+// count reads what encoder.count wrote: 0 for nil, n+1 for n items. n
+// may not exceed the bytes left, as every item takes one at least.
+func (d *decoder) count() int {
+	n := d.uint()
+	if n-1 > len(d.enc)-d.off {
+		d.fail("count %d past the end", n-1)
+		return 0
+	}
+	return n
+}
+
+func (d *decoder) str() string {
+	n := d.uint()
+	if n > len(d.enc)-d.off {
+		d.fail("string past the end")
+		return ""
+	}
+	s := d.enc[d.off : d.off+n]
+	d.off += n
+	return s
+}
+
+func (d *decoder) name() string {
+	i := d.uint()
+	if i >= len(d.table) {
+		d.fail("name %d not in the table", i)
+		return ""
+	}
+	return d.table[i]
+}
+
+func (d *decoder) rng() hcl.Range {
+	var s, t hcl.Pos
+	s.Line = d.prev.Line + d.int()
+	s.Column = d.uint()
+	s.Byte = d.prev.Byte + d.int()
+	t.Line = s.Line + d.uint()
+	t.Column = d.uint()
+	t.Byte = s.Byte + d.uint()
+	if d.err == nil && (s.Line < 1 || s.Column < 1 || t.Column < 1 || s.Byte < 0 || t.Byte > len(d.src)) {
+		d.fail("range %v outside the source", hcl.Range{Start: s, End: t})
+	}
+	d.prev = s
+	return hcl.Range{Filename: d.filename, Start: s, End: t}
+}
+
+func (d *decoder) deep(depth int) bool {
+	if depth > MaxDepth {
+		d.fail("nested deeper than %d", MaxDepth)
+		return true
+	}
+	return d.err != nil
+}
+
+func (d *decoder) body(depth int) *hclsyntax.Body {
+	b := &hclsyntax.Body{}
+	if d.deep(depth) {
+		return b
+	}
+	b.SrcRange = d.rng()
+	b.EndRange = d.rng()
+	if n := d.count(); n > 0 {
+		b.Attributes = make(hclsyntax.Attributes, n-1)
+		for i := 0; i < n-1 && d.err == nil; i++ {
+			a := &hclsyntax.Attribute{Name: d.name()}
+			a.SrcRange, a.NameRange, a.EqualsRange = d.rng(), d.rng(), d.rng()
+			a.Expr = d.expr(depth + 1)
+			b.Attributes[a.Name] = a
+		}
+	}
+	if n := d.count(); n > 0 {
+		b.Blocks = make(hclsyntax.Blocks, 0, n-1)
+		for i := 0; i < n-1 && d.err == nil; i++ {
+			bl := &hclsyntax.Block{Type: d.name()}
+			if n := d.count(); n > 0 {
+				bl.Labels = make([]string, n-1)
+				for j := range bl.Labels {
+					bl.Labels[j] = d.name()
+				}
+			}
+			nr := d.count()
+			bl.TypeRange, bl.OpenBraceRange, bl.CloseBraceRange = d.rng(), d.rng(), d.rng()
+			if nr > 0 {
+				bl.LabelRanges = make([]hcl.Range, nr-1)
+				for j := range bl.LabelRanges {
+					bl.LabelRanges[j] = d.rng()
+				}
+			}
+			bl.Body = d.body(depth + 1)
+			b.Blocks = append(b.Blocks, bl)
+		}
+	}
+	return b
+}
+
+func (d *decoder) exprs(depth int) []hclsyntax.Expression {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]hclsyntax.Expression, n-1)
+	for i := range out {
+		out[i] = d.expr(depth + 1)
+	}
+	return out
+}
+
+func (d *decoder) expr(depth int) hclsyntax.Expression {
+	if d.deep(depth) {
+		return nil
+	}
+	switch tag := d.uint(); tag {
+	case tagRaw:
+		r := d.rng()
+		if d.err != nil {
+			return nil
+		}
+		x, diags := hclsyntax.ParseExpression([]byte(d.src[r.Start.Byte:r.End.Byte]), d.filename, r.Start)
+		if diags.HasErrors() {
+			d.fail("the expression at %s does not parse: %s", r, diags.Error())
+		}
+		return x
+	case tagLiteral:
+		return d.literal()
+	case tagTemplate:
+		parts := d.exprs(depth)
+		return &hclsyntax.TemplateExpr{Parts: parts, SrcRange: d.rng()}
+	case tagTraversal:
+		x := &hclsyntax.ScopeTraversalExpr{}
+		if n := d.count(); n > 0 {
+			x.Traversal = make(hcl.Traversal, n-1)
+			for i := range x.Traversal {
+				step, name := d.uint(), d.name()
+				r := d.rng()
+				switch {
+				case step == stepRoot && i == 0:
+					x.Traversal[i] = hcl.TraverseRoot{Name: name, SrcRange: r}
+				case step == stepAttr && i > 0:
+					x.Traversal[i] = hcl.TraverseAttr{Name: name, SrcRange: r}
+				default:
+					d.fail("traversal step %d out of place", step)
+				}
+			}
+		}
+		x.SrcRange = d.rng()
+		return x
+	case tagObject:
+		x := &hclsyntax.ObjectConsExpr{}
+		if n := d.count(); n > 0 {
+			x.Items = make([]hclsyntax.ObjectConsItem, n-1)
+			for i := range x.Items {
+				x.Items[i].KeyExpr = d.expr(depth + 1)
+				x.Items[i].ValueExpr = d.expr(depth + 1)
+			}
+		}
+		x.SrcRange, x.OpenRange = d.rng(), d.rng()
+		return x
+	case tagObjectKey:
+		force := d.uint() == 1
+		return &hclsyntax.ObjectConsKeyExpr{ForceNonLiteral: force, Wrapped: d.expr(depth + 1)}
+	case tagTuple:
+		exprs := d.exprs(depth)
+		x := &hclsyntax.TupleConsExpr{Exprs: exprs}
+		x.SrcRange, x.OpenRange = d.rng(), d.rng()
+		return x
+	default:
+		d.fail("unknown expression tag %d", tag)
+		return nil
+	}
+}
+
+func (d *decoder) literal() hclsyntax.Expression {
+	kind := d.uint()
+	var s string
+	if kind == litString {
+		s = d.str()
+	}
+	r := d.rng()
+	if d.err != nil {
+		return nil
+	}
+	var v cty.Value
+	switch kind {
+	case litSource:
+		v = cty.StringVal(d.src[r.Start.Byte:r.End.Byte])
+	case litString:
+		v = cty.StringVal(s)
+	case litNumber:
+		n, err := cty.ParseNumberVal(d.src[r.Start.Byte:r.End.Byte])
+		if err != nil {
+			d.fail("the number at %s: %v", r, err)
+			return nil
+		}
+		v = n
+	case litTrue:
+		v = cty.True
+	case litFalse:
+		v = cty.False
+	case litNull:
+		v = cty.NullVal(cty.DynamicPseudoType)
+	default:
+		d.fail("unknown literal kind %d", kind)
+		return nil
+	}
+	return &hclsyntax.LiteralValueExpr{Val: v, SrcRange: r}
+}

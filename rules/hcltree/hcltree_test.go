@@ -1,0 +1,141 @@
+package hcltree_test
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules/hcltree"
+)
+
+func parse(t testing.TB, src []byte, name string) *hcl.File {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return f
+}
+
+// roundTrip encodes src's tree, decodes it and requires the tree the
+// parser makes, field for field.
+func roundTrip(t *testing.T, src []byte, name string) []byte {
+	t.Helper()
+	want := parse(t, src, name)
+	enc, err := hcltree.Encode(want, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := hcltree.Decode(enc, src, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Body, want.Body) {
+		t.Fatalf("%s: the decoded tree differs from the parsed one", name)
+	}
+	if !bytes.Equal(got.Bytes, src) {
+		t.Fatalf("%s: the decoded file's bytes are not its source", name)
+	}
+	return enc
+}
+
+func TestBuiltinsDecodeToTheParsedTree(t *testing.T) {
+	for _, n := range policies.Names() {
+		src, _ := policies.Source(n)
+		enc := roundTrip(t, src.Bytes, src.Name)
+		t.Logf("%s: %d bytes of source, %d encoded", n, len(src.Bytes), len(enc))
+	}
+}
+
+// Every expression kind HCL has, most of them written as raw ranges and
+// parsed again: the decoded tree is still the parser's.
+const everyKind = `
+a = 1
+b = -2.5e3
+c = "plain"
+d = "esc\"aped\n ünï"
+e = "${x} and %{ if y }z%{ endif }"
+f = <<EOT
+  heredoc ${x}
+EOT
+g = [1, "two", true, false, null, [], {}]
+h = { k = 1, "q" = 2, (x) = 3, a.b = 4 }
+i = x.y.z
+j = x[0].y[*].z
+k = f(1, x...)
+l = x ? 1 : 2
+m = [for v in xs : v if v > 0]
+n = { for k, v in m : k => v... }
+o = !x && y || z == 1 + 2 * 3 % 4
+p = "${x}"
+q = (1)
+r = upper("x")
+
+block "one" "two" {
+  inner {
+    deep = x
+  }
+}
+empty {}
+`
+
+func TestEveryExpressionKindRoundTrips(t *testing.T) {
+	roundTrip(t, []byte(everyKind), "every.hcl")
+	roundTrip(t, []byte(""), "empty.hcl")
+	roundTrip(t, []byte("# only a comment\n"), "comment.hcl")
+}
+
+func TestAnotherSourceIsRefused(t *testing.T) {
+	src := []byte(everyKind)
+	enc, err := hcltree.Encode(parse(t, src, "x.hcl"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.Replace(src, []byte("a = 1"), []byte("a = 7"), 1)
+	if _, err := hcltree.Decode(enc, other, "x.hcl"); !errors.Is(err, hcltree.ErrOtherSource) {
+		t.Fatalf("decoding against another source: %v, want ErrOtherSource", err)
+	}
+}
+
+// Every cut and every flipped byte of a real encoding decodes to an error
+// or a tree, never a panic, and a cut one never decodes.
+func TestDamagedEncodingsFailCleanly(t *testing.T) {
+	src := []byte(everyKind)
+	enc, err := hcltree.Encode(parse(t, src, "x.hcl"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(enc); n++ {
+		if _, err := hcltree.Decode(enc[:n], src, "x.hcl"); err == nil {
+			t.Fatalf("an encoding cut to %d of %d bytes decoded", n, len(enc))
+		}
+	}
+	for i := 0; i < len(enc); i++ {
+		for _, b := range []byte{0x00, 0x7f, 0x80, 0xff} {
+			bad := bytes.Clone(enc)
+			bad[i] = b
+			hcltree.Decode(bad, src, "x.hcl")
+		}
+	}
+}
+
+func TestNestingPastTheBoundIsRefused(t *testing.T) {
+	depth := hcltree.MaxDepth + 1
+	src := []byte("a = " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "\n")
+	f := parse(t, src, "deep.hcl")
+	enc, err := hcltree.Encode(f, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hcltree.Decode(enc, src, "deep.hcl"); err == nil || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("a tree %d deep: %v, want refused for its depth", depth, err)
+	}
+	ok := hcltree.MaxDepth - 2 // the attribute's expression sits one below the body
+	src = []byte("a = " + strings.Repeat("[", ok) + strings.Repeat("]", ok) + "\n")
+	roundTrip(t, src, "ok.hcl")
+}
