@@ -25,7 +25,11 @@ import (
 func BenchmarkServeInitialize(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "resetpolicy")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "./cmd/resetpolicy").CombinedOutput(); err != nil {
+	// Built as the Pi extension builds it (host/pi/src/install.ts): without
+	// cgo, a static binary.
+	engineBuild := exec.Command(gobin, "build", "-o", bin, "./cmd/resetpolicy")
+	engineBuild.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := engineBuild.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	minimal := filepath.Join(b.TempDir(), "minimal")

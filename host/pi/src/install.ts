@@ -94,7 +94,7 @@ export function builtBinary(pkg: string = packageDir, env: NodeJS.ProcessEnv = p
 	}
 }
 
-/** The newest modification time of the engine's sources (Go files, embedded .hcl, go.mod, go.sum). */
+/** The newest modification time of the engine's sources (Go files, embedded .hcl and .hcl.tree, go.mod, go.sum). */
 export function newestSource(dir: string): number {
 	let newest = 0;
 	const walk = (d: string, depth: number): void => {
@@ -106,7 +106,7 @@ export function newestSource(dir: string): number {
 				// The extension itself is not the engine's source.
 				if (p === packageDir) continue;
 				walk(p, depth + 1);
-			} else if ((e.name.endsWith(".go") && !e.name.endsWith("_test.go")) || e.name.endsWith(".hcl") || e.name === "go.mod" || e.name === "go.sum") {
+			} else if ((e.name.endsWith(".go") && !e.name.endsWith("_test.go")) || e.name.endsWith(".hcl") || e.name.endsWith(".hcl.tree") || e.name === "go.mod" || e.name === "go.sum") {
 				newest = Math.max(newest, statSync(p).mtimeMs);
 			}
 		}
@@ -154,7 +154,7 @@ export async function locateEngine(
 	if (go === undefined) {
 		if (executable(bin)) return { bin }; // older than its sources, but it runs
 		return {
-			problem: `the engine is not built yet, and no Go toolchain was found to build it (go on PATH, $GOROOT/bin/go, ${goLocations.join(", ") || "no other place"}). Install Go 1.26 or later from https://go.dev/dl/ and start a new session, or build it yourself: cd ${src} && go build -o ${bin} ./cmd/resetpolicy`,
+			problem: `the engine is not built yet, and no Go toolchain was found to build it (go on PATH, $GOROOT/bin/go, ${goLocations.join(", ") || "no other place"}). Install Go 1.26 or later from https://go.dev/dl/ and start a new session, or build it yourself: cd ${src} && CGO_ENABLED=0 go build -o ${bin} ./cmd/resetpolicy`,
 		};
 	}
 	return build(go, src, bin, progress, env);
@@ -170,7 +170,14 @@ function build(go: string, src: string, bin: string, progress: Progress, env: No
 	return new Promise<Located>((done) => {
 		let tail: string[] = [];
 		let packages = 0;
-		const child = spawn(go, ["build", "-v", "-o", tmp, "./cmd/resetpolicy"], { cwd: src, env, stdio: ["ignore", "pipe", "pipe"] });
+		// The engine uses no C: built without cgo it is a static binary,
+		// which Pi starts at every session without the dynamic loader and
+		// libc (about 2 MB less resident, docs/performance.md).
+		const child = spawn(go, ["build", "-v", "-o", tmp, "./cmd/resetpolicy"], {
+			cwd: src,
+			env: { ...env, CGO_ENABLED: "0" },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
 		const onData = (chunk: Buffer): void => {
 			for (const line of chunk.toString().split("\n")) {
 				if (line.trim() === "") continue;
@@ -188,7 +195,7 @@ function build(go: string, src: string, bin: string, progress: Progress, env: No
 		const fail = (why: string): void => {
 			progress.status(undefined);
 			rmSync(tmp, { force: true });
-			done({ problem: `building the engine failed (${why}). Run it to see why: cd ${src} && ${go} build -o ${bin} ./cmd/resetpolicy` });
+			done({ problem: `building the engine failed (${why}). Run it to see why: cd ${src} && CGO_ENABLED=0 ${go} build -o ${bin} ./cmd/resetpolicy` });
 		};
 		child.on("error", (err) => fail(err.message));
 		child.on("close", (code, signal) => {

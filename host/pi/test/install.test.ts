@@ -61,7 +61,7 @@ test("without an engine and without Go the notice says exactly what to run", asy
 		assert.ok("problem" in got, JSON.stringify(got));
 		assert.match(got.problem, /no Go toolchain was found/);
 		assert.match(got.problem, /https:\/\/go\.dev\/dl\//);
-		assert.ok(got.problem.includes(`cd ${join(pkg, "engine-src")} && go build -o ${join(pkg, "bin", "resetpolicy")} ./cmd/resetpolicy`), got.problem);
+		assert.ok(got.problem.includes(`cd ${join(pkg, "engine-src")} && CGO_ENABLED=0 go build -o ${join(pkg, "bin", "resetpolicy")} ./cmd/resetpolicy`), got.problem);
 	} finally {
 		rmSync(pkg, { recursive: true, force: true });
 	}
@@ -78,10 +78,14 @@ test("a built engine is reused until a source is newer; a failing build says wha
 		mkdirSync(dirname(bin));
 		writeFileSync(bin, "#!/bin/sh\n");
 		chmodSync(bin, 0o755);
-		// A fake go that fails as a broken build does.
+		// A fake go that fails as a broken build does, once it sees the
+		// build asked for without cgo (a static engine).
 		const goDir = join(pkg, "go-bin");
 		mkdirSync(goDir);
-		writeFileSync(join(goDir, "go"), "#!/bin/sh\necho 'cmd/main.go:1:1: expected declaration' >&2\nexit 1\n");
+		writeFileSync(
+			join(goDir, "go"),
+			"#!/bin/sh\n[ \"$CGO_ENABLED\" = 0 ] || { echo \"built with CGO_ENABLED=$CGO_ENABLED\" >&2; exit 2; }\necho 'cmd/main.go:1:1: expected declaration' >&2\nexit 1\n",
+		);
 		chmodSync(join(goDir, "go"), 0o755);
 		const env = { PATH: goDir, GOROOT: "", HOME: pkg };
 		const old = new Date(Date.now() - 60_000);
@@ -89,12 +93,20 @@ test("a built engine is reused until a source is newer; a failing build says wha
 		utimesSync(join(src, "cmd", "main.go"), old, old);
 		const fresh = await locateEngine(quiet, env, pkg, []);
 		assert.deepEqual(fresh, { bin }, "a binary newer than every source is used as it is");
+		// A built-in's syntax tree is a source too (embedded beside the .hcl).
+		const tree = join(src, "policies", "p.hcl.tree");
+		mkdirSync(dirname(tree));
+		writeFileSync(tree, "");
+		const later = new Date(Date.now() + 60_000);
+		utimesSync(tree, later, later);
+		assert.ok("problem" in (await locateEngine(quiet, env, pkg, [])), "a newer .hcl.tree rebuilds the engine");
+		rmSync(tree);
 		utimesSync(bin, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
 		const said: string[] = [];
 		const failed = await locateEngine({ say: (x) => said.push(x), status: () => {} }, env, pkg, []);
 		assert.ok("problem" in failed, JSON.stringify(failed));
 		assert.match(failed.problem, /building the engine failed \(.*go build: exit status 1:\ncmd\/main\.go:1:1: expected declaration\)/);
-		assert.ok(failed.problem.endsWith(`Run it to see why: cd ${src} && ${join(goDir, "go")} build -o ${bin} ./cmd/resetpolicy`), failed.problem);
+		assert.ok(failed.problem.endsWith(`Run it to see why: cd ${src} && CGO_ENABLED=0 ${join(goDir, "go")} build -o ${bin} ./cmd/resetpolicy`), failed.problem);
 		assert.match(said[0]!, /^resetpolicy: building the policy engine from /);
 		// Without Go, a stale binary still runs.
 		const stale = await locateEngine(quiet, { PATH: "", GOROOT: "", HOME: pkg }, pkg, []);
