@@ -2,10 +2,10 @@ package hcltree
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -24,20 +24,24 @@ var ErrOtherSource = errors.New("hcltree: the encoding is of another version of 
 // in filename. It fails, never panics, on an encoding that is not one
 // of src's.
 func Decode(enc, src []byte, filename string) (*hcl.File, error) {
-	if !bytes.HasPrefix(enc, []byte(magic)) || len(enc) < len(magic)+sha256.Size {
+	if !bytes.HasPrefix(enc, []byte(magic)) {
 		return nil, errors.New("hcltree: not an encoded syntax tree")
 	}
-	sum := sha256.Sum256(src)
-	if !bytes.Equal(enc[len(magic):len(magic)+sha256.Size], sum[:]) {
+	size, n := binary.Uvarint(enc[len(magic):])
+	off := len(magic) + n
+	if n <= 0 || len(enc) < off+8 {
+		return nil, errors.New("hcltree: not an encoded syntax tree")
+	}
+	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != crc64.Checksum(src, crcTable) {
 		return nil, ErrOtherSource
 	}
 	// One string holds every name and literal of the encoding, and one the
 	// source, so a decoded string costs no allocation of its own.
-	d := &decoder{enc: string(enc), src: string(src), filename: filename, off: len(magic) + sha256.Size}
-	n := d.count()
+	d := &decoder{enc: string(enc), src: string(src), filename: filename, off: off + 8}
+	names := d.count()
 	if d.err == nil {
-		d.table = make([]string, 0, max(n-1, 0))
-		for i := 0; i < n-1 && d.err == nil; i++ {
+		d.table = make([]string, 0, max(names-1, 0))
+		for i := 0; i < names-1 && d.err == nil; i++ {
 			d.table = append(d.table, d.str())
 		}
 	}

@@ -9,8 +9,8 @@
 // The tree decoded is the one hclsyntax.ParseConfig gives, field for field
 // and range for range (tested with reflect.DeepEqual on every built-in), so
 // diagnostics, explain and every reader of the tree see no difference. The
-// encoding is tied to the exact bytes it was made from: it starts with
-// their SHA-256, and Decode refuses other bytes. Expression kinds the
+// encoding is tied to the bytes it was made from: it starts with their
+// length and CRC-64, and Decode refuses other bytes. Expression kinds the
 // encoding does not spell out are stored as their source range and parsed
 // again from the text on decode, so any file can be encoded.
 package hcltree
