@@ -86,6 +86,24 @@ type compileCtx struct {
 	// policy (lang.MaxFoldedBytes).
 	folded int
 	trees  lang.Trees
+	// eventEnvs are the environments properties' conditions are checked
+	// in, one per event kind: a new one per property and event built the
+	// checker's type signatures again each time.
+	eventEnvs map[string]*lang.Env
+}
+
+// eventEnv is the environment of event n's facts for a property's
+// condition; plan is n's.
+func (c *compileCtx) eventEnv(n string, plan *Plan) *lang.Env {
+	if env, ok := c.eventEnvs[n]; ok {
+		return env
+	}
+	if c.eventEnvs == nil {
+		c.eventEnvs = map[string]*lang.Env{}
+	}
+	env := &lang.Env{EventName: n, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
+	c.eventEnvs[n] = env
+	return env
 }
 
 func (c *compileCtx) add(d *hcl.Diagnostic) {

@@ -377,8 +377,7 @@ func (c *compileCtx) compileProperties() {
 				if plan == nil {
 					continue
 				}
-				env := &lang.Env{EventName: n, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
-				if prog := c.expr(pr.whenExpr, env, "a condition"); prog != nil {
+				if prog := c.expr(pr.whenExpr, c.eventEnv(n, plan), "a condition"); prog != nil {
 					if prog.Type != lang.Bool {
 						c.add(errorAt(ptr(pr.whenExpr.Range()), "Wrong condition type", "when must be a bool expression, not %s", prog.Type))
 						break
@@ -450,8 +449,7 @@ func (c *compileCtx) eventConditions(conds map[string]hcl.Expression) map[string
 		if plan == nil {
 			continue // reported as an unknown event
 		}
-		env := &lang.Env{EventName: n, Event: plan.Facts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived}
-		if prog := c.expr(e, env, "a condition"); prog != nil {
+		if prog := c.expr(e, c.eventEnv(n, plan), "a condition"); prog != nil {
 			if prog.Type != lang.Bool {
 				c.add(errorAt(ptr(e.Range()), "Wrong condition type", "the condition must be a bool expression, not %s", prog.Type))
 				continue
