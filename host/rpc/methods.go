@@ -31,7 +31,11 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *Error) {
 	if s.cur == nil {
 		return nil, errorf(CodeFailed, "%s", res.Error)
 	}
-	return marshal(res)
+	b, err := res.appendJSON(make([]byte, 0, 8192))
+	if err != nil {
+		return nil, errorf(CodeInternalError, "encode result: %v", err)
+	}
+	return b, nil
 }
 
 // session returns the named session, creating it on first use (decide,

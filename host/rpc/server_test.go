@@ -367,6 +367,30 @@ func TestPolicyChangeResetsSessions(t *testing.T) {
 	}
 }
 
+// Initializing again with the same policy and params keeps the sessions;
+// a param changed is another policy.
+func TestSamePolicyKeepsSessions(t *testing.T) {
+	s := newTestServer(t)
+	dir := writeProject(t, "use \"new_context\" {}\n")
+	var res InitializeResult
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true}), &res)
+	ok(t, call(t, s, "decide", map[string]any{"session": "a", "event": map[string]any{"event": "request"}}), nil)
+	res = InitializeResult{}
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true}), &res)
+	if res.SessionsReset {
+		t.Error("the same policy again reset the sessions")
+	}
+	if r := call(t, s, "snapshot", map[string]any{"session": "a"}); r.Error != nil {
+		t.Errorf("session a did not outlive initializing the same policy again: %v", r.Error)
+	}
+	other := writeProject(t, "use \"new_context\" {\n  warning_runway = 12345\n}\n")
+	res = InitializeResult{}
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": other, "trusted": true}), &res)
+	if !res.SessionsReset {
+		t.Error("a param changed did not reset the sessions")
+	}
+}
+
 func TestDecisionLog(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "sub", "decisions.jsonl")
 	s := newTestServer(t, "RESETPOLICY_DECISION_LOG="+log)
