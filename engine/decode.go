@@ -138,6 +138,11 @@ func (d *Decoder) DecodeValue(v *fastjson.Value) (Event, error) {
 		switch {
 		case i < 0:
 			if string(key) == "event" {
+				if x != ev {
+					// An earlier "event", overridden by the last, is
+					// still part of the line: strict JSON or refused.
+					d.check(x)
+				}
 				return
 			}
 			if k := validUTF8(key); !hasUnknown || k < d.unknown {
