@@ -102,7 +102,7 @@ func (c *yamlConv) value(n *yaml.Node) (any, error) {
 		out := make(map[string]any, len(n.Content)/2)
 		line := make(map[string]int, len(n.Content)/2)
 		c.depth++
-		err := c.mapping(n, out, line, false)
+		err := c.mapping(n, out, line, false, c.depth == 1 || stringMap(n))
 		c.depth--
 		if err != nil {
 			return nil, err
@@ -118,19 +118,21 @@ func (c *yamlConv) value(n *yaml.Node) (any, error) {
 
 // mapping adds n's pairs to out. A merge key (<<) adds the pairs of the
 // mappings it names where out has none of its own, as YAML merges them.
-func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, line map[string]int, merged bool) error {
+// strKeys says how keys become strings, as yaml decides it for the mapping
+// being filled (out), merged pairs included: see mapKey.
+func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, line map[string]int, merged, strKeys bool) error {
 	if c.nodes++; c.nodes > maxYAMLNodes {
 		return fmt.Errorf("more than %d values, aliases expanded", maxYAMLNodes)
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			if err := c.merge(v, out, line); err != nil {
+			if err := c.merge(v, out, line, strKeys); err != nil {
 				return err
 			}
 			continue
 		}
-		key, ok, err := c.mapKey(k)
+		key, ok, err := c.mapKey(k, strKeys)
 		if err != nil {
 			return err
 		}
@@ -159,7 +161,18 @@ func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, line map[string]int
 	return nil
 }
 
-func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int) error {
+// stringMap is yaml's own test (isStringMap) of whether a mapping decodes
+// into a map of strings: every key of its own a string or a merge key.
+func stringMap(n *yaml.Node) bool {
+	for i := 0; i < len(n.Content); i += 2 {
+		if t := n.Content[i].ShortTag(); t != "!!str" && t != "!!merge" {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int, strKeys bool) error {
 	if v.Kind == yaml.AliasNode {
 		v = v.Alias
 	}
@@ -175,10 +188,10 @@ func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int) 
 	}
 	switch v.Kind {
 	case yaml.MappingNode:
-		return c.mapping(v, out, line, true)
+		return c.mapping(v, out, line, true, strKeys)
 	case yaml.SequenceNode:
 		for _, e := range v.Content {
-			if err := c.merge(e, out, line); err != nil {
+			if err := c.merge(e, out, line, strKeys); err != nil {
 				return err
 			}
 		}
@@ -187,12 +200,15 @@ func (c *yamlConv) merge(v *yaml.Node, out map[string]any, line map[string]int) 
 	return errors.New("yaml: map merge requires map or sequence of maps as the value")
 }
 
-// mapKey is a key as yaml and viper give it: in the document's own
-// mapping, decoded into a map of strings, its text (a null key's entry is
-// left out); in a nested one, decoded as any value, then made a string by
-// viper as fmt does.
-func (c *yamlConv) mapKey(k *yaml.Node) (string, bool, error) {
-	if c.depth > 1 {
+// mapKey is a key as yaml and viper give it. yaml decodes a mapping into a
+// map of strings when it is the document's own (decoded into the settings'
+// map) or when all of its own keys are strings or merge keys (stringMap),
+// and then a key is its text, merged keys too (an int key 00 stays "00"; a
+// null key's entry is left out); any other mapping becomes a map of any
+// values, its keys decoded as values and made strings by viper as fmt does
+// (00 is then "0").
+func (c *yamlConv) mapKey(k *yaml.Node, strKeys bool) (string, bool, error) {
+	if !strKeys {
 		var v any
 		if err := k.Decode(&v); err != nil {
 			return "", false, err

@@ -57,6 +57,11 @@ func TestYAMLDecodesAsYAMLDoes(t *testing.T) {
 		{"alias", "base: &b {x: 1}\nparams: *b\n", "map[base:map[x:1] params:map[x:1]]", false},
 		{"merge", "base: &b {x: 1, y: 2}\nparams:\n  <<: *b\n  y: 3\n", "map[base:map[x:1 y:2] params:map[x:1 y:3]]", false},
 		{"merge after own key", "base: &b {x: 1, y: 2}\nparams:\n  y: 3\n  <<: *b\n", "map[base:map[x:1 y:2] params:map[x:1 y:3]]", false},
+		// yaml decodes a mapping whose own keys are all strings (or merge
+		// keys) into a map of strings, merged keys as their text; one with
+		// an int key into a map of any values, the key a number.
+		{"merged int key keeps its text", "0: &b {00}\n1:\n <<: *b", "map[0:map[0:<nil>] 1:map[00:<nil>]]", false},
+		{"merged int key beside an int key", "0: &b {00}\n1:\n <<: *b\n 7: x", "map[0:map[0:<nil>] 1:map[0:<nil> 7:x]]", false},
 		{"duplicate", "params:\n  x: 1\n  x: 2\n", `yaml: line 3: mapping key "x" already defined at line 2`, true},
 		{"not a mapping", "- 1\n", "a config file is a mapping", true},
 		{"two documents", "a: 1\n---\nb: 2\n", "a config file holds one YAML document", true},
