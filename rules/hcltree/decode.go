@@ -263,7 +263,14 @@ func (d *decoder) expr(depth int) hclsyntax.Expression {
 		x.SrcRange, x.OpenRange = d.rng(), d.rng()
 		return x
 	case tagObjectKey:
-		force := d.uint() == 1
+		var force bool
+		switch f := d.uint(); f {
+		case 0:
+		case 1:
+			force = true
+		default:
+			d.fail("key flag %d is neither 0 nor 1", f)
+		}
 		return &hclsyntax.ObjectConsKeyExpr{ForceNonLiteral: force, Wrapped: d.expr(depth + 1)}
 	case tagTuple:
 		exprs := d.exprs(depth)
