@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -134,7 +135,7 @@ func (sf *Surface) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, '{')
-		for i, k := range sortedKeys(sf.Messages) {
+		for i, k := range slices.Sorted(maps.Keys(sf.Messages)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -194,15 +195,6 @@ func appendList[T any](b []byte, xs []T, each func([]byte, T) []byte) []byte {
 	return append(b, ']')
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // appendAny writes the values a param or a slot holds (ctyToJSON's and
 // the engine's kinds) as json does; any other kind goes through
 // encoding/json itself. The first error is kept in *err.
@@ -233,7 +225,7 @@ func appendAny(b []byte, v any, err *error) []byte {
 			return append(b, "null"...)
 		}
 		b = append(b, '{')
-		for i, k := range sortedKeys(v) {
+		for i, k := range slices.Sorted(maps.Keys(v)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
