@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,20 @@ func TestConfigReportsBrokenPolicy(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "config", "--project", t.TempDir(), "--set", "no_such=1")
 	if code != exitFailure || !strings.Contains(stderr, "no_such") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// serve takes one processor when GOMAXPROCS is not set, and leaves the
+// setting alone when it is.
+func TestServeProcs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	runtime.GOMAXPROCS(2)
+	if got := serveProcs(""); got != 1 {
+		t.Errorf("without GOMAXPROCS serve runs on %d processors, want 1", got)
+	}
+	runtime.GOMAXPROCS(2)
+	if got := serveProcs("2"); got != 2 {
+		t.Errorf("with GOMAXPROCS=2 serve runs on %d processors, want 2", got)
 	}
 }
