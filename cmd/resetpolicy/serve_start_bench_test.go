@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -22,6 +23,11 @@ import (
 // medians are the figures to read, with serve's peak RSS.
 //
 //	go test -run '^$' -bench ServeInitialize -benchtime 20x -count 5 ./cmd/resetpolicy
+//
+// -serve-before=PATH adds another build of the binary (the code before a
+// change) to the interleaving, reported with a -before suffix:
+//
+//	go test -run '^$' -bench ServeInitialize -benchtime 40x ./cmd/resetpolicy -serve-before=/tmp/old
 func BenchmarkServeInitialize(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "resetpolicy")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -45,7 +51,8 @@ func BenchmarkServeInitialize(b *testing.B) {
 	}
 	env := append(os.Environ(), "XDG_CONFIG_HOME="+b.TempDir())
 	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"projectDir":"","trusted":false}}` + "\n"
-	var rss []float64
+	rss := map[string][]float64{} // serve's own peak RSS, by path
+	before := *serveBefore
 	cpu := map[string][]time.Duration{} // each process's own CPU time, by path
 	answer := func(path string, args ...string) time.Duration {
 		t0 := time.Now()
@@ -67,14 +74,14 @@ func BenchmarkServeInitialize(b *testing.B) {
 		// Linux carries into it the resident size of the process that
 		// spawned it (this test binary, about as large).
 		hwm := -1.0
-		if path == bin {
+		if path != minimal {
 			hwm = peakRSS(cmd.Process.Pid)
 		}
 		stdin.Close()
 		cmd.Wait()
 		cpu[path] = append(cpu[path], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		if hwm >= 0 {
-			rss = append(rss, hwm)
+			rss[path] = append(rss[path], hwm)
 		}
 		return d
 	}
@@ -87,12 +94,18 @@ func BenchmarkServeInitialize(b *testing.B) {
 		return time.Since(t0)
 	}
 	serve() // the binary into the page cache
-	var st, mt, tt []time.Duration
+	if before != "" {
+		answer(before, "serve", "--stdio")
+	}
+	var st, mt, tt, bt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ { // interleaved, so all see the same load
 		st = append(st, serve())
 		mt = append(mt, answer(minimal))
 		tt = append(tt, spawnTrue())
+		if before != "" {
+			bt = append(bt, answer(before, "serve", "--stdio"))
+		}
 	}
 	b.StopTimer()
 	median := func(d []time.Duration) float64 {
@@ -110,12 +123,24 @@ func BenchmarkServeInitialize(b *testing.B) {
 	cs, cm := median(cpu[bin]), median(cpu[minimal])
 	b.ReportMetric(cs, "ms-cpu-initialize")
 	b.ReportMetric(cm, "ms-cpu-minimal-go")
-	if len(rss) > 0 {
-		sort.Float64s(rss)
-		b.ReportMetric(rss[len(rss)/2], "MiB-peak-rss")
-		b.ReportMetric(rss[len(rss)-1], "MiB-peak-rss-max")
+	peak := func(path, suffix string) {
+		if r := rss[path]; len(r) > 0 {
+			sort.Float64s(r)
+			b.ReportMetric(r[len(r)/2], "MiB-peak-rss"+suffix)
+			b.ReportMetric(r[len(r)-1], "MiB-peak-rss-max"+suffix)
+		}
+	}
+	peak(bin, "")
+	if before != "" {
+		mb := median(bt)
+		b.ReportMetric(mb, "ms-initialize-before")
+		b.ReportMetric(mb/mm, "x-minimal-go-before")
+		b.ReportMetric(median(cpu[before]), "ms-cpu-initialize-before")
+		peak(before, "-before")
 	}
 }
+
+var serveBefore = flag.String("serve-before", "", "ServeInitialize: another build of resetpolicy to interleave (the code before a change)")
 
 // peakRSS is a running process's peak resident size in MiB (VmHWM), or -1
 // where /proc does not tell it.
