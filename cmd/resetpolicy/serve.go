@@ -64,10 +64,10 @@ The settings flags below apply to every initialize, above the environment.`,
 // starts it (in-process runs of the command, as in tests, keep theirs).
 // The server answers one request at a time, so a second processor only
 // spreads the start's allocations over two sets of per-processor caches:
-// with one, the process Pi starts at every session peaks at 18.5 MiB
-// resident instead of 19.3–19.7 and takes about 220 fewer page faults,
-// in the same time to its first answer (docs/performance.md, Start-up). It
-// returns the setting it leaves in force.
+// with one, the process Pi starts at every session peaks at 18.6 MiB
+// resident instead of 19.3, with less CPU time and no later answer
+// (docs/performance.md, Start-up). It returns the setting it leaves in
+// force.
 func serveProcs(env string) int {
 	if env == "" {
 		runtime.GOMAXPROCS(1)
