@@ -215,11 +215,7 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 	enc.SetEscapeHTML(false)
 	c := replay.Corpus{
 		Configs: configs, Leaf: f.branch, Workers: f.jobs,
-		Done: func() {
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-		},
+		Done: bar.tick,
 		Emit: func(res replay.Result) {
 			if res.Err != nil {
 				failed = true
@@ -241,17 +237,13 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 				}
 				return
 			}
-			if bar != nil {
-				_ = bar.Clear()
-			}
+			bar.clear()
 			_ = replay.WriteText(out, res.Reports)
 			fmt.Fprintln(out)
 		},
 	}
 	c.Run(files)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	bar.finish()
 	if !f.asJSON {
 		_ = replay.WriteTotals(out, labels, totals)
 	}
@@ -314,8 +306,8 @@ func readBounded(path string, max int64) ([]byte, error) {
 }
 
 // progress returns a progress bar on a terminal (or always/never as
-// asked); a pipe gets none.
-func progress(w io.Writer, mode string, n int) *progressbar.ProgressBar {
+// asked); a pipe gets none, and the methods of none do nothing.
+func progress(w io.Writer, mode string, n int) *replayBar {
 	show := false
 	switch mode {
 	case "always":
@@ -329,6 +321,27 @@ func progress(w io.Writer, mode string, n int) *progressbar.ProgressBar {
 	if !show {
 		return nil
 	}
-	return progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("replaying"),
-		progressbar.OptionShowCount(), progressbar.OptionThrottle(100e6), progressbar.OptionClearOnFinish())
+	return &replayBar{progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("replaying"),
+		progressbar.OptionShowCount(), progressbar.OptionThrottle(100e6), progressbar.OptionClearOnFinish())}
+}
+
+// replayBar counts replayed files; a nil one shows nothing.
+type replayBar struct{ bar *progressbar.ProgressBar }
+
+func (r *replayBar) tick() {
+	if r != nil {
+		_ = r.bar.Add(1)
+	}
+}
+
+func (r *replayBar) clear() {
+	if r != nil {
+		_ = r.bar.Clear()
+	}
+}
+
+func (r *replayBar) finish() {
+	if r != nil {
+		_ = r.bar.Finish()
+	}
 }

@@ -215,3 +215,23 @@ func TestReplayNotASession(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
+
+// --progress always draws the bar on stderr, and the reports still come
+// whole on stdout; never draws none.
+func TestReplayProgressBar(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		bar  bool
+	}{{"always", true}, {"never", false}} {
+		out, errOut, code := runCLI(t, "", "replay", "testdata/sessions", "--context-window", "64000", "--progress", c.mode)
+		if code != 0 {
+			t.Fatalf("--progress %s: exit %d\n%s", c.mode, code, errOut)
+		}
+		if got := strings.Contains(errOut, "replaying"); got != c.bar {
+			t.Errorf("--progress %s: bar on stderr %v, want %v:\n%s", c.mode, got, c.bar, errOut)
+		}
+		if !strings.Contains(out, "pi-faux-read.jsonl") {
+			t.Errorf("--progress %s: the reports are missing:\n%s", c.mode, out)
+		}
+	}
+}

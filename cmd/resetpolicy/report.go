@@ -370,11 +370,7 @@ func reportReplay(cmd *cobra.Command, policy string, paths []string, f replayFla
 	bar := progress(cmd.ErrOrStderr(), f.progress, len(files))
 	c := replay.Corpus{
 		Configs: configs, Leaf: f.branch, Workers: f.jobs,
-		Done: func() {
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-		},
+		Done: bar.tick,
 		Emit: func(res replay.Result) {
 			if res.Err != nil {
 				b.Fail(res.Err.Error())
@@ -384,8 +380,6 @@ func reportReplay(cmd *cobra.Command, policy string, paths []string, f replayFla
 		},
 	}
 	c.Run(files)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	bar.finish()
 	return b.Section(), nil
 }
