@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -31,16 +32,15 @@ const (
 )
 
 // flatMember is one member: key and value as spans of the line (a
-// string's without its quotes).
+// string's without its quotes), and where the value starts.
 type flatMember struct {
-	k0, k1, v0, v1 int32
-	kind           flatKind
+	k0, k1, v0, v1, start int32
+	kind                  flatKind
 }
 
 // flat decodes line if it is a plain flat object; ok is false when the
 // general path must read it.
 func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
-	ms := d.members[:0]
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return Event{}, false
@@ -49,82 +49,122 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 	if i < len(line) && line[i] == '}' {
 		return Event{}, false // {}: the general path says what is missing
 	}
+	// Hosts send "event" first: then each fact can be read as it is met,
+	// in one pass. Any other order, or a second "event", is read in two.
+	if kind, j, ok := leadingEvent(line, i); ok {
+		if ev, ok := d.flatInOrder(line, j, kind); ok {
+			return ev, true
+		}
+	}
+	return d.flatAnyOrder(line, i)
+}
+
+// leadingEvent reads an "event" member with a known plain name at i, and
+// returns the event kind and where the member ends.
+func leadingEvent(line []byte, i int) (kind, end int, ok bool) {
+	const key = `"event"`
+	if len(line)-i < len(key) || string(line[i:i+len(key)]) != key {
+		return 0, 0, false
+	}
+	i = skipSpace(line, i+len(key))
+	if i >= len(line) || line[i] != ':' {
+		return 0, 0, false
+	}
+	i = skipSpace(line, i+1)
+	if i >= len(line) || line[i] != '"' {
+		return 0, 0, false
+	}
+	v0 := i + 1
+	for i++; i < len(line) && plainString[line[i]]; i++ {
+	}
+	if i >= len(line) || line[i] != '"' {
+		return 0, 0, false
+	}
+	kind, ok = kinds[string(line[v0:i])]
+	return kind, i + 1, ok
+}
+
+// flatInOrder reads the members after a leading "event" member of the
+// given kind, each fact as it comes; ok is false for anything the
+// two-pass read must see (another "event" among them) or refuse.
+func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
+	def, all, facts, packed := d.start(kind)
+	next := 0 // hosts send facts in contract order: look there first
+	for members := 1; ; members++ {
+		i = skipSpace(line, i)
+		if i >= len(line) {
+			return Event{}, false
+		}
+		if line[i] == '}' {
+			break
+		}
+		if line[i] != ',' {
+			return Event{}, false
+		}
+		i = skipSpace(line, i+1)
+		if members == flatMax || i >= len(line) || line[i] != '"' {
+			return Event{}, false
+		}
+		// The key is whatever comes before the next quote, as in
+		// flatAnyOrder; the fact expected next is tried first, in place.
+		k0, fi := i+1, -1
+		if next < len(all) && factKeys[kind][next].at(line, k0) {
+			fi, i = next, k0+len(all[next].Name)
+		} else {
+			n := bytes.IndexByte(line[k0:], '"')
+			if n < 0 {
+				return Event{}, false
+			}
+			i = k0 + n
+			// "event" names no fact: a second one is flatAnyOrder's.
+			if fi = factIndex(all, line[k0:i]); fi < 0 {
+				return Event{}, false
+			}
+		}
+		i = skipSpace(line, i+1)
+		if i >= len(line) || line[i] != ':' {
+			return Event{}, false
+		}
+		if i, ok = d.readFact(def, all, fi, line, skipSpace(line, i+1), facts, &packed); !ok {
+			return Event{}, false
+		}
+		next = fi + 1
+	}
+	if skipSpace(line, i+1) != len(line) {
+		return Event{}, false
+	}
+	return Event{def: def, kind: kind, facts: facts, packed: packed}, true
+}
+
+// flatAnyOrder reads the members from i in two passes: their spans first,
+// then, knowing the event from the last "event" member, the facts.
+func (d *Decoder) flatAnyOrder(line []byte, i int) (ev Event, ok bool) {
+	ms := d.members[:0]
 	for {
 		if len(ms) == flatMax || i >= len(line) || line[i] != '"' {
 			return Event{}, false
 		}
-		var m flatMember
 		// A key is accepted only if it names a fact or "event", and no
 		// name holds a quote, a backslash or a control character: the
 		// key is whatever comes before the next quote.
-		m.k0 = int32(i + 1)
+		k0 := int32(i + 1)
 		n := bytes.IndexByte(line[i+1:], '"')
 		if n < 0 {
 			return Event{}, false
 		}
 		i += 1 + n
-		m.k1 = int32(i)
+		k1 := int32(i)
 		i = skipSpace(line, i+1)
 		if i >= len(line) || line[i] != ':' {
 			return Event{}, false
 		}
-		i = skipSpace(line, i+1)
-		if i >= len(line) {
+		m, j, ok := scanValue(line, skipSpace(line, i+1))
+		if !ok {
 			return Event{}, false
 		}
-		switch c := line[i]; {
-		case c == '"':
-			m.kind, m.v0 = flatString, int32(i+1)
-			for i++; i < len(line) && plainString[line[i]]; i++ {
-			}
-			if i >= len(line) || line[i] != '"' {
-				return Event{}, false
-			}
-			m.v1 = int32(i)
-			i++
-		case c == 't' || c == 'f' || c == 'n':
-			word, kind := "true", flatTrue
-			if c == 'f' {
-				word, kind = "false", flatFalse
-			} else if c == 'n' {
-				word, kind = "null", flatNull
-			}
-			if len(line)-i < len(word) || string(line[i:i+len(word)]) != word {
-				return Event{}, false
-			}
-			m.kind, m.v0, m.v1 = kind, int32(i), int32(i+len(word))
-			i += len(word)
-		case c == '-' || ('0' <= c && c <= '9'):
-			j := i
-			for j < len(line) && '0' <= line[j] && line[j] <= '9' {
-				j++
-			}
-			m.kind = flatNumber
-			if j == i || j-i > 15 || (line[i] == '0' && j-i > 1) || (j < len(line) && numberByte[line[j]]) {
-				// Not a short plain integer: a sign, a fraction, an
-				// exponent, or more digits.
-				for j < len(line) && numberByte[line[j]] {
-					j++
-				}
-				if !strictNumber(line[i:j]) {
-					return Event{}, false
-				}
-				m.kind = flatOtherNumber
-			}
-			m.v0, m.v1 = int32(i), int32(j)
-			i = j
-		case c == '{':
-			i = skipSpace(line, i+1)
-			if i >= len(line) || line[i] != '}' {
-				return Event{}, false
-			}
-			m.kind = flatEmptyObject
-			i++
-		default:
-			return Event{}, false
-		}
+		m.k0, m.k1, m.start = k0, k1, int32(skipSpace(line, i+1))
 		ms = append(ms, m)
-		i = skipSpace(line, i)
+		i = skipSpace(line, j)
 		if i >= len(line) {
 			return Event{}, false
 		}
@@ -154,19 +194,10 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 	if !found {
 		return Event{}, false
 	}
-	def := &contract.Events[kind]
-	all := allFacts[kind]
-	if cap(d.facts) < len(all) {
-		d.facts = make([]lang.Value, len(all), maxFacts)
-		d.last = make([]string, maxFacts)
-		d.errs = make([]error, maxFacts)
-	}
-	facts := d.facts[:len(all)]
-	copy(facts, defaults[kind])
-	packed := defaultPacked[kind]
+	def, all, facts, packed := d.start(kind)
 	next := 0 // hosts send facts in contract order: look there first
 	for j := range ms {
-		m := &ms[j]
+		m := ms[j]
 		key := line[m.k0:m.k1]
 		if j == name || string(key) == "event" {
 			continue
@@ -178,75 +209,234 @@ func (d *Decoder) flat(line []byte) (ev Event, ok bool) {
 			return Event{}, false
 		}
 		next = fi + 1
-		f := &all[fi]
-		var v lang.Value
-		switch f.Type {
-		case contract.Bool:
-			switch m.kind {
-			case flatTrue:
-				v.Bool = true
-			case flatFalse:
-			default:
-				return Event{}, false
-			}
-		case contract.Int:
-			switch m.kind {
-			case flatNumber:
-				// Finite, whole and within 2^53: checkFact has only the
-				// least value left to check.
-				n := int64(0)
-				for _, c := range line[m.v0:m.v1] {
-					n = n*10 + int64(c-'0')
-				}
-				if float64(n) < intMin(f) {
-					return Event{}, false
-				}
-				v.Num = float64(n)
-			case flatOtherNumber:
-				v.Num = numberOf(line[m.v0:m.v1])
-				if checkFact(def, f, v) != nil {
-					return Event{}, false
-				}
-			default:
-				return Event{}, false
-			}
-		case contract.String:
-			if m.kind != flatString {
-				return Event{}, false
-			}
-			b := line[m.v0:m.v1]
-			if len(f.Enum) > 0 {
-				code := -1
-				for e, s := range f.Enum {
-					if s == string(b) {
-						code = e
-						break
-					}
-				}
-				if code < 0 {
-					return Event{}, false
-				}
-				v = lang.Value{Str: f.Enum[code], Num: float64(code)}
-				break
-			}
-			if d.last[fi] != string(b) {
-				d.last[fi] = validUTF8(b)
-			}
-			v.Str = d.last[fi]
-		case contract.Object:
-			switch m.kind {
-			case flatNull:
-			case flatEmptyObject: // holds no number for checkFact to refuse
-				v.X = map[string]any{}
-			default:
-				return Event{}, false
-			}
+		if _, ok := d.readFact(def, all, fi, line, int(m.start), facts, &packed); !ok {
+			return Event{}, false
 		}
-		facts[fi] = v
-		packed.Set(fi, v)
 	}
 	return Event{def: def, kind: kind, facts: facts, packed: packed}, true
 }
+
+// start returns an event kind's contract, its facts, and the decoder's
+// facts set to their defaults, with the defaults packed.
+func (d *Decoder) start(kind int) (def *contract.Event, all []contract.Fact, facts []lang.Value, packed lang.Packed) {
+	all = allFacts[kind]
+	if cap(d.facts) < len(all) {
+		d.facts = make([]lang.Value, len(all), maxFacts)
+		d.last = make([]string, maxFacts)
+		d.errs = make([]error, maxFacts)
+	}
+	facts = d.facts[:len(all)]
+	copy(facts, defaults[kind])
+	return &contract.Events[kind], all, facts, defaultPacked[kind]
+}
+
+// scanValue reads the member value at i: its kind and span (a string's
+// without its quotes), and where it ends.
+func scanValue(line []byte, i int) (m flatMember, end int, ok bool) {
+	if i >= len(line) {
+		return m, 0, false
+	}
+	switch c := line[i]; {
+	case c == '"':
+		m.kind, m.v0 = flatString, int32(i+1)
+		for i++; i < len(line) && plainString[line[i]]; i++ {
+		}
+		if i >= len(line) || line[i] != '"' {
+			return m, 0, false
+		}
+		m.v1 = int32(i)
+		return m, i + 1, true
+	case c == 't' || c == 'f' || c == 'n':
+		word, kind := "true", flatTrue
+		if c == 'f' {
+			word, kind = "false", flatFalse
+		} else if c == 'n' {
+			word, kind = "null", flatNull
+		}
+		if len(line)-i < len(word) || string(line[i:i+len(word)]) != word {
+			return m, 0, false
+		}
+		m.kind, m.v0, m.v1 = kind, int32(i), int32(i+len(word))
+		return m, i + len(word), true
+	case c == '-' || ('0' <= c && c <= '9'):
+		j := i
+		for j < len(line) && '0' <= line[j] && line[j] <= '9' {
+			j++
+		}
+		m.kind = flatNumber
+		if j == i || j-i > 15 || (line[i] == '0' && j-i > 1) || (j < len(line) && numberByte[line[j]]) {
+			// Not a short plain integer: a sign, a fraction, an
+			// exponent, or more digits.
+			for j < len(line) && numberByte[line[j]] {
+				j++
+			}
+			if !strictNumber(line[i:j]) {
+				return m, 0, false
+			}
+			m.kind = flatOtherNumber
+		}
+		m.v0, m.v1 = int32(i), int32(j)
+		return m, j, true
+	case c == '{':
+		i = skipSpace(line, i+1)
+		if i >= len(line) || line[i] != '}' {
+			return m, 0, false
+		}
+		m.kind = flatEmptyObject
+		return m, i + 1, true
+	}
+	return m, 0, false
+}
+
+// readFact reads fact fi's value at i as the general path would, and
+// returns where it ends; false if the general path must read the line (to
+// accept it or to say what is wrong). The value is read by the fact's
+// type, so a member's bytes are looked at once.
+func (d *Decoder) readFact(def *contract.Event, all []contract.Fact, fi int, line []byte, i int, facts []lang.Value, packed *lang.Packed) (end int, ok bool) {
+	if i >= len(line) {
+		return 0, false
+	}
+	f := &all[fi]
+	var v lang.Value
+	switch f.Type {
+	case contract.Bool:
+		switch {
+		case len(line)-i >= 4 && string(line[i:i+4]) == "true":
+			v.Bool = true
+			i += 4
+		case len(line)-i >= 5 && string(line[i:i+5]) == "false":
+			i += 5
+		default:
+			return 0, false
+		}
+	case contract.Int:
+		j, n := i, int64(0)
+		for j < len(line) && '0' <= line[j] && line[j] <= '9' {
+			n = n*10 + int64(line[j]-'0')
+			j++
+		}
+		if j == i || j-i > 15 || (line[i] == '0' && j-i > 1) || (j < len(line) && numberByte[line[j]]) {
+			// Not a short plain integer: a sign, a fraction, an
+			// exponent, or more digits.
+			for j < len(line) && numberByte[line[j]] {
+				j++
+			}
+			if !strictNumber(line[i:j]) {
+				return 0, false
+			}
+			v.Num = numberOf(line[i:j])
+			if checkFact(def, f, v) != nil {
+				return 0, false
+			}
+		} else {
+			// Finite, whole and within 2^53: checkFact has only the
+			// least value left to check.
+			if float64(n) < intMin(f) {
+				return 0, false
+			}
+			v.Num = float64(n)
+		}
+		i = j
+	case contract.String:
+		if line[i] != '"' {
+			return 0, false
+		}
+		v0 := i + 1
+		for i++; i < len(line) && plainString[line[i]]; i++ {
+		}
+		if i >= len(line) || line[i] != '"' {
+			return 0, false
+		}
+		b := line[v0:i]
+		i++
+		if len(f.Enum) > 0 {
+			code := -1
+			for e, s := range f.Enum {
+				if s == string(b) {
+					code = e
+					break
+				}
+			}
+			if code < 0 {
+				return 0, false
+			}
+			v = lang.Value{Str: f.Enum[code], Num: float64(code)}
+			break
+		}
+		if d.last[fi] != string(b) {
+			d.last[fi] = validUTF8(b)
+		}
+		v.Str = d.last[fi]
+	case contract.Object:
+		switch {
+		case len(line)-i >= 4 && string(line[i:i+4]) == "null":
+			i += 4
+		case line[i] == '{':
+			// {} holds no number for checkFact to refuse.
+			if i = skipSpace(line, i+1); i >= len(line) || line[i] != '}' {
+				return 0, false
+			}
+			v.X = map[string]any{}
+			i++
+		default:
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	facts[fi] = v
+	packed.Set(fi, v)
+	return i, true
+}
+
+// factKey is a fact's name and the quote after it, as the fast path
+// matches a key against the fact it expects next: two little-endian
+// words and the masks of the bytes they hold, so that a match is two
+// loads and compares instead of a call.
+type factKey struct {
+	w0, w1, m0, m1 uint64
+	name           string // for a name of 16 bytes or more, or a line's last bytes
+}
+
+func newFactKey(name string) factKey {
+	k := factKey{name: name}
+	q := name + `"`
+	if len(q) > 16 {
+		return k
+	}
+	var b [16]byte
+	copy(b[:], q)
+	for i := range q {
+		if i < 8 {
+			k.m0 |= 0xff << (8 * i)
+		} else {
+			k.m1 |= 0xff << (8 * (i - 8))
+		}
+	}
+	k.w0, k.w1 = binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	return k
+}
+
+// at reports whether line holds the key's name and a quote at i.
+func (k *factKey) at(line []byte, i int) bool {
+	if k.m0 != 0 && i >= 0 && len(line)-i >= 16 {
+		return (binary.LittleEndian.Uint64(line[i:])^k.w0)&k.m0 == 0 &&
+			(binary.LittleEndian.Uint64(line[i+8:])^k.w1)&k.m1 == 0
+	}
+	e := i + len(k.name)
+	return i >= 0 && e < len(line) && line[e] == '"' && string(line[i:e]) == k.name
+}
+
+// factKeys holds each event kind's facts' keys, in allFacts' order.
+var factKeys = func() [][]factKey {
+	out := make([][]factKey, len(allFacts))
+	for kind, all := range allFacts {
+		for _, f := range all {
+			out[kind] = append(out[kind], newFactKey(f.Name))
+		}
+	}
+	return out
+}()
 
 // defaultPacked is each event kind's defaults packed.
 var defaultPacked = func() []lang.Packed {

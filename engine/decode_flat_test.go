@@ -80,7 +80,49 @@ func TestFlatDecodesAsTheGeneralPath(t *testing.T) {
 			t.Errorf("%q: left to the general path", line)
 		}
 	}
+	// A line whose "event" comes first is read in one pass.
+	for _, line := range []string{flatLines[1], flatLines[2], ` { "event" : "settled" , "aborted" : true } `} {
+		i := skipSpace([]byte(line), skipSpace([]byte(line), 0)+1)
+		kind, j, ok := leadingEvent([]byte(line), i)
+		if !ok {
+			t.Fatalf("%q: no leading event read", line)
+		}
+		if _, ok := new(Decoder).flatInOrder([]byte(line), j, kind); !ok {
+			t.Errorf("%q: left to the two-pass read", line)
+		}
+	}
 	if !strings.Contains(flatLines[4], `"a":1`) {
 		t.Fatal("flatLines changed")
+	}
+}
+
+// TestFactKeyMatchesItsNameOnly: the in-place key match is true for the
+// fact's name and its closing quote, in the words read eight bytes at a
+// time or in a line's last bytes, and false for any byte changed, a
+// longer key, or a line ending too soon.
+func TestFactKeyMatchesItsNameOnly(t *testing.T) {
+	names := []string{"a", "idle", "tokens", "window_id", "context_window", "synthetic_abort", "a_name_of_sixteen", "a_much_longer_fact_name"}
+	for _, name := range names {
+		k := newFactKey(name)
+		for _, pad := range []string{"", ":1}", `:"some value that runs on"}`} {
+			line := []byte(`{"` + name + `"` + pad)
+			if !k.at(line, 2) {
+				t.Errorf("%q in %q: not matched", name, line)
+			}
+			for i := 2; i < 2+len(name)+1; i++ {
+				bad := append([]byte(nil), line...)
+				bad[i] ^= 0x20
+				if k.at(bad, 2) {
+					t.Errorf("%q: matched %q", name, bad)
+				}
+			}
+			longer := []byte(`{"` + name + `x"` + pad)
+			if k.at(longer, 2) {
+				t.Errorf("%q: matched %q", name, longer)
+			}
+		}
+		if k.at([]byte(`{"`+name), 2) {
+			t.Errorf("%q: matched without its quote", name)
+		}
 	}
 }
