@@ -12,6 +12,36 @@ import (
 //go:embed *.hcl *.hcl.tree
 var files embed.FS
 
+// The built-ins themselves, embedded as byte slices too: embed.FS's
+// ReadFile copies a file into a new slice at every call, and for the
+// default's 86 KB of text and tree that copy was the largest single cost
+// of the process Pi starts at every session (docs/performance.md,
+// Start-up). These point into the binary's data; TestEmbeddedBytesAreTheFiles
+// checks them against files. Nothing may write to them.
+var (
+	//go:embed wipe_memory.hcl
+	wipeMemoryHCL []byte
+	//go:embed wipe_memory.hcl.tree
+	wipeMemoryTree []byte
+	//go:embed new_context.hcl
+	newContextHCL []byte
+	//go:embed new_context.hcl.tree
+	newContextTree []byte
+	//go:embed autocompacter.hcl
+	autocompacterHCL []byte
+	//go:embed autocompacter.hcl.tree
+	autocompacterTree []byte
+)
+
+// builtin is a built-in's text and syntax tree.
+type builtin struct{ hcl, tree []byte }
+
+var builtins = map[string]builtin{
+	"wipe_memory":   {wipeMemoryHCL, wipeMemoryTree},
+	"new_context":   {newContextHCL, newContextTree},
+	"autocompacter": {autocompacterHCL, autocompacterTree},
+}
+
 // Default is the policy in force when nothing else is configured.
 const Default = "wipe_memory"
 
@@ -33,15 +63,14 @@ func Source(name string) (rules.Source, bool) {
 	if strings.ContainsAny(name, "/\\.") {
 		return rules.Source{}, false
 	}
-	b, err := files.ReadFile(name + ".hcl")
-	if err != nil {
+	b, ok := builtins[name]
+	if !ok {
 		return rules.Source{}, false
 	}
 	// The syntax tree made at build time (TestTreesAreCurrent), so that
 	// loading a built-in does not parse it; rules.Load parses a file
 	// whose tree is missing or of other bytes.
-	tree, _ := files.ReadFile(name + ".hcl.tree")
-	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b, Tree: tree}, true
+	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b.hcl, Tree: b.tree}, true
 }
 
 // TestSource returns a built-in policy's test file by name.
