@@ -157,7 +157,7 @@ func loadUse(use *useBlock, src Source, sources map[string][]byte, o options) (*
 	if diags.HasErrors() {
 		return nil, Diagnostics{diags, sources}
 	}
-	p, diags := decodePolicy(baseFile.Body, base.Name)
+	p, diags := decodePolicy(baseFile.Body, base.Name, o.noProperties)
 	if diags.HasErrors() {
 		return nil, Diagnostics{diags, sources}
 	}

@@ -58,6 +58,7 @@ type options struct {
 	overrides    []Override
 	builtins     func(name string) (Source, bool)
 	builtinNames func() []string
+	noProperties bool
 }
 
 // Option configures Load.
@@ -81,6 +82,17 @@ func WithSet(values map[string]string, origin string) Option {
 // WithOverrides appends overrides; later ones win.
 func WithOverrides(ov ...Override) Option {
 	return func(o *options) { o.overrides = append(o.overrides, ov...) }
+}
+
+// WithoutProperties loads a policy to decide with, not to verify: its
+// property and verify blocks are neither decoded nor checked, and
+// Policy.PropertiesOmitted says so (verify refuses such a policy). The
+// process Pi starts at every session loads so: a policy's properties are
+// about a sixth of the default's start (docs/performance.md, Start-up),
+// and a mistake in one is check's and verify's to report, not a reason to
+// serve another policy.
+func WithoutProperties() Option {
+	return func(o *options) { o.noProperties = true }
 }
 
 // WithBuiltins lets a file `use` a built-in policy by name.
@@ -114,7 +126,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 		}
 		return loadUse(use, src, sources, o)
 	}
-	p, diags := decodePolicy(file.Body, src.Name)
+	p, diags := decodePolicy(file.Body, src.Name, o.noProperties)
 	if diags.HasErrors() {
 		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}

@@ -46,7 +46,7 @@ func OutlineParsed(src Source, file *hcl.File, opts ...Option) *Policy {
 		if d.HasErrors() {
 			return empty
 		}
-		p, _ := decodePolicy(baseFile.Body, base.Name)
+		p, _ := decodePolicy(baseFile.Body, base.Name, false)
 		p.Sources, p.File = sources, src.Name
 		comp := &Composition{Base: use.Name, BaseFile: base.Name, File: src.Name, UseRange: use.NameRange, InheritTests: true, Replaced: map[string]*Rule{}, replacements: map[string]hcl.Range{}}
 		p.Composition = comp
@@ -54,7 +54,7 @@ func OutlineParsed(src Source, file *hcl.File, opts ...Option) *Policy {
 		p.applyOverrides(append(append([]Override(nil), use.Overrides...), o.overrides...))
 		return p
 	}
-	p, _ := decodePolicy(file.Body, src.Name)
+	p, _ := decodePolicy(file.Body, src.Name, false)
 	p.Sources = sources
 	p.applyOverrides(o.overrides)
 	return p

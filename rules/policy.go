@@ -30,6 +30,10 @@ type Policy struct {
 	// Properties and Verify are what `verify` checks (property.go).
 	Properties []*Property
 	Verify     *VerifySettings
+	// PropertiesOmitted is set when the policy was loaded
+	// WithoutProperties: Properties and Verify are then empty whatever
+	// the file says.
+	PropertiesOmitted bool
 
 	// Plans holds, per event of the host contract (in contract.Events
 	// order), the rules that may fire on it.
@@ -158,10 +162,11 @@ var policyBlockSchema = &hcl.BodySchema{
 }
 
 // decodePolicy decodes every block of a policy file, checking names and
-// structure; expressions are compiled later, once params are final.
-func decodePolicy(body hcl.Body, filename string) (*Policy, hcl.Diagnostics) {
+// structure; expressions are compiled later, once params are final. With
+// omit, property and verify blocks are skipped (WithoutProperties).
+func decodePolicy(body hcl.Body, filename string, omit bool) (*Policy, hcl.Diagnostics) {
 	content, diags := body.Content(policySchema)
-	p := &Policy{}
+	p := &Policy{PropertiesOmitted: omit}
 	diags = append(diags, p.decodeBlocks(content.Blocks, newDecls(), false)...)
 	if p.DeclRange == (hcl.Range{}) && !diags.HasErrors() {
 		diags = append(diags, &hcl.Diagnostic{
@@ -314,7 +319,9 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 			}
 			p.Groups = append(p.Groups, g)
 		case "property", "verify":
-			diags = append(diags, decodeVerifyBlock(p, b, dup)...)
+			if !p.PropertiesOmitted {
+				diags = append(diags, decodeVerifyBlock(p, b, dup)...)
+			}
 		}
 	}
 	return diags

@@ -114,3 +114,48 @@ verify {
 		})
 	}
 }
+
+// TestWithoutPropertiesSkipsVerifyBlocks: a policy loaded to decide with
+// has no properties and no verify settings, says so, and loads even when
+// a property or the verify block is wrong; its own file, and a file that
+// uses a built-in, alike. Loaded in full, the same sources fail.
+func TestWithoutPropertiesSkipsVerifyBlocks(t *testing.T) {
+	bad := `property "s" {
+  never = "comit_reset"
+}
+verify {
+  unfired = ["nope"]
+}
+`
+	builtin := func(name string) (rules.Source, bool) {
+		if name != "base" {
+			return rules.Source{}, false
+		}
+		return rules.Source{Name: "base.hcl", Bytes: []byte(propertyBase + `property "ok" {
+  never = "commit_reset"
+}
+`)}, true
+	}
+	for _, src := range []rules.Source{
+		{Name: "own.hcl", Bytes: []byte(propertyBase + bad)},
+		{Name: "uses.hcl", Bytes: []byte("use \"base\" {}\n" + bad)},
+	} {
+		if _, diags := rules.Load(src, rules.WithBuiltins(builtin)); !diags.HasErrors() {
+			t.Fatalf("%s: loaded in full despite its wrong property", src.Name)
+		}
+		p, diags := rules.Load(src, rules.WithBuiltins(builtin), rules.WithoutProperties())
+		if diags.HasErrors() {
+			t.Fatalf("%s: %s", src.Name, diags.Error())
+		}
+		if !p.PropertiesOmitted || len(p.Properties) != 0 || p.Verify != nil {
+			t.Errorf("%s: omitted %v, %d properties, verify %v", src.Name, p.PropertiesOmitted, len(p.Properties), p.Verify)
+		}
+		if len(p.Rules) != 1 || len(p.Plans) == 0 {
+			t.Errorf("%s: %d rules, %d plans: the decisions must load as in full", src.Name, len(p.Rules), len(p.Plans))
+		}
+	}
+	full, diags := rules.Load(rules.Source{Name: "base.hcl", Bytes: []byte(propertyBase + "property \"ok\" {\n  never = \"commit_reset\"\n}\n")})
+	if diags.HasErrors() || full.PropertiesOmitted || len(full.Properties) != 1 {
+		t.Fatalf("loaded in full: %v, omitted %v, %d properties", diags.Error(), full.PropertiesOmitted, len(full.Properties))
+	}
+}

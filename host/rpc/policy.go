@@ -138,7 +138,7 @@ func (l *loaded) fingerprint() string {
 
 // builtinDefault is the policy in force when nothing loads.
 func builtinDefault() (*loaded, error) {
-	p, diags := policies.Load(settings.DefaultPolicy, nil)
+	p, diags := policies.Load(settings.DefaultPolicy, nil, rules.WithoutProperties())
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("built-in %s: %s", settings.DefaultPolicy, diags.Error())
 	}
@@ -160,7 +160,7 @@ func (s *Server) loadPolicy(set *settings.Settings) (*rules.Policy, rules.Diagno
 		r := <-pre
 		return r.p, r.diags
 	}
-	return set.LoadPolicy()
+	return set.LoadPolicy(rules.WithoutProperties())
 }
 
 // ensure loads the default settings' policy when nothing was loaded yet.

@@ -13,6 +13,7 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/valyala/fastjson"
 )
 
@@ -91,7 +92,7 @@ func New(opts Options) *Server {
 		ch := make(chan preloaded, 1)
 		s.preload = ch
 		go func() {
-			p, diags := policies.Load(settings.DefaultPolicy, nil)
+			p, diags := policies.Load(settings.DefaultPolicy, nil, rules.WithoutProperties())
 			ch <- preloaded{p, diags}
 		}()
 	}

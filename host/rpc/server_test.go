@@ -255,6 +255,9 @@ func TestInitialize(t *testing.T) {
 	good := "use \"wipe_memory\" {\n  warning_runway = 8192\n}\n"
 	broken := "use \"wipe_memory\" {\n  warning_runway = \"lots\"\n}\n"
 	other := "use \"new_context\" {}\n"
+	// A wrong property is check's and verify's to report: serve decides
+	// with the file (rules.WithoutProperties).
+	badProperty := good + "property \"p\" {\n  never = \"comit_reset\"\n}\n"
 	tests := []struct {
 		name     string
 		steps    []string // project policy texts, initialized in order ("" = untrusted)
@@ -269,6 +272,7 @@ func TestInitialize(t *testing.T) {
 		{name: "broken file keeps the built-in", steps: []string{broken}, trusted: true, policy: "wipe_memory", fallback: true, runway: float64(12288)},
 		{name: "broken file keeps the last good policy", steps: []string{good, broken}, trusted: true, policy: "wipe_memory", fallback: true, runway: float64(8192)},
 		{name: "policy switch", steps: []string{good, other}, trusted: true, policy: "new_context"},
+		{name: "a wrong property does not keep the file out", steps: []string{badProperty}, trusted: true, policy: "wipe_memory", runway: float64(8192)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -514,3 +518,28 @@ func TestServeReadError(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, fmt.Errorf("boom") }
+
+// TestServeDecidesWithoutProperties: every policy the server loads — the
+// built-in preloaded while initialize is on its way, or loaded when asked,
+// and a project's file — is loaded to decide with, not to verify
+// (rules.WithoutProperties): its properties are no part of the start.
+func TestServeDecidesWithoutProperties(t *testing.T) {
+	good := "use \"wipe_memory\" {\n  warning_runway = 8192\n}\n"
+	for _, preload := range []bool{true, false} {
+		for _, dir := range []string{"", writeProject(t, good)} {
+			userDir := t.TempDir()
+			s := New(Options{
+				Settings: func(dir string, trusted bool) (*settings.Settings, error) {
+					return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
+				},
+				Preload: preload,
+			})
+			var res InitializeResult
+			ok(t, call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true}), &res)
+			if s.cur == nil || !s.cur.pol.PropertiesOmitted {
+				t.Errorf("preload %v, project %q: the policy in force was loaded with its properties", preload, dir)
+			}
+			s.Close()
+		}
+	}
+}

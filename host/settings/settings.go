@@ -559,13 +559,14 @@ func (s *Settings) Overrides() []rules.Override {
 	return out
 }
 
-// LoadPolicy loads the policy the settings name, with their overrides.
-func (s *Settings) LoadPolicy() (*rules.Policy, rules.Diagnostics) {
-	ov := rules.WithOverrides(s.Overrides()...)
+// LoadPolicy loads the policy the settings name, with their overrides
+// (then opts).
+func (s *Settings) LoadPolicy(opts ...rules.Option) (*rules.Policy, rules.Diagnostics) {
+	opts = append([]rules.Option{rules.WithOverrides(s.Overrides()...)}, opts...)
 	if IsBuiltinName(s.Policy.Text) {
-		return policies.Load(s.Policy.Text, nil, ov)
+		return policies.Load(s.Policy.Text, nil, opts...)
 	}
-	return rules.LoadFile(s.Policy.Text, rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names), ov)
+	return rules.LoadFile(s.Policy.Text, append([]rules.Option{rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names)}, opts...)...)
 }
 
 // Entry is one effective setting for display.
