@@ -71,6 +71,19 @@ func (d *decoder) fail(format string, args ...any) {
 }
 
 func (d *decoder) uint() int {
+	// Most numbers are one byte (line deltas, columns, short lengths):
+	// read those in place, small enough to be inlined.
+	if d.off < len(d.enc) && d.err == nil {
+		if c := d.enc[d.off]; c < 0x80 {
+			d.off++
+			return int(c)
+		}
+	}
+	return d.uintLong()
+}
+
+// uintLong reads a number of more than one byte, or fails.
+func (d *decoder) uintLong() int {
 	if d.err != nil {
 		return 0
 	}
