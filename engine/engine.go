@@ -206,20 +206,37 @@ func (b *bucket) index(p *rules.Policy) {
 	}
 	b.byState = make([][]*rule, size)
 	codes := make([]int, len(p.Slots))
-	for key := 0; key < size; key++ {
-		for _, k := range b.keys {
-			codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
+	matches := func(r *rule) bool {
+		for _, f := range r.from {
+			if f.mask&(1<<uint(codes[f.slot])) == 0 {
+				return false
+			}
 		}
-		for _, r := range b.rules {
-			ok := true
-			for _, f := range r.from {
-				if f.mask&(1<<uint(codes[f.slot])) == 0 {
-					ok = false
-					break
+		return true
+	}
+	// Every key's list is a slice of one array, counted first: a list
+	// of its own for each of up to maxStateTable keys was most of the
+	// allocations of engine.New.
+	for pass, n, all := 0, 0, []*rule(nil); pass < 2; pass++ {
+		if pass == 1 {
+			all = make([]*rule, 0, n)
+		}
+		for key := 0; key < size; key++ {
+			for _, k := range b.keys {
+				codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
+			}
+			start := len(all)
+			for _, r := range b.rules {
+				if matches(r) {
+					if pass == 0 {
+						n++
+					} else {
+						all = append(all, r)
+					}
 				}
 			}
-			if ok {
-				b.byState[key] = append(b.byState[key], r)
+			if pass == 1 && len(all) > start {
+				b.byState[key] = all[start:len(all):len(all)]
 			}
 		}
 	}
