@@ -62,6 +62,26 @@ type decoder struct {
 	prev     hcl.Pos
 	table    []string
 	err      error
+	nodes    nodes
+}
+
+// nodes are the decoder's slabs, one per kind of node and list it makes.
+type nodes struct {
+	bodies      slab[hclsyntax.Body]
+	attrs       slab[hclsyntax.Attribute]
+	blocks      slab[hclsyntax.Block]
+	blockLists  slab[*hclsyntax.Block]
+	labels      slab[string]
+	labelRanges slab[hcl.Range]
+	exprLists   slab[hclsyntax.Expression]
+	templates   slab[hclsyntax.TemplateExpr]
+	literals    slab[hclsyntax.LiteralValueExpr]
+	traversals  slab[hclsyntax.ScopeTraversalExpr]
+	steps       slab[hcl.Traverser]
+	objects     slab[hclsyntax.ObjectConsExpr]
+	items       slab[hclsyntax.ObjectConsItem]
+	keys        slab[hclsyntax.ObjectConsKeyExpr]
+	tuples      slab[hclsyntax.TupleConsExpr]
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -173,7 +193,7 @@ func (d *decoder) deep(depth int) bool {
 }
 
 func (d *decoder) body(depth int) *hclsyntax.Body {
-	b := &hclsyntax.Body{}
+	b := d.nodes.bodies.one()
 	if d.deep(depth) {
 		return b
 	}
@@ -182,18 +202,20 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 	if n := d.count(); n > 0 {
 		b.Attributes = make(hclsyntax.Attributes, n-1)
 		for i := 0; i < n-1 && d.err == nil; i++ {
-			a := &hclsyntax.Attribute{Name: d.name()}
+			a := d.nodes.attrs.one()
+			a.Name = d.name()
 			a.SrcRange, a.NameRange, a.EqualsRange = d.rng(), d.rng(), d.rng()
 			a.Expr = d.expr(depth + 1)
 			b.Attributes[a.Name] = a
 		}
 	}
 	if n := d.count(); n > 0 {
-		b.Blocks = make(hclsyntax.Blocks, 0, n-1)
+		b.Blocks = d.nodes.blockLists.take(n - 1)[:0]
 		for i := 0; i < n-1 && d.err == nil; i++ {
-			bl := &hclsyntax.Block{Type: d.name()}
+			bl := d.nodes.blocks.one()
+			bl.Type = d.name()
 			if n := d.count(); n > 0 {
-				bl.Labels = make([]string, n-1)
+				bl.Labels = d.nodes.labels.take(n - 1)
 				for j := range bl.Labels {
 					bl.Labels[j] = d.name()
 				}
@@ -201,7 +223,7 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 			nr := d.count()
 			bl.TypeRange, bl.OpenBraceRange, bl.CloseBraceRange = d.rng(), d.rng(), d.rng()
 			if nr > 0 {
-				bl.LabelRanges = make([]hcl.Range, nr-1)
+				bl.LabelRanges = d.nodes.labelRanges.take(nr - 1)
 				for j := range bl.LabelRanges {
 					bl.LabelRanges[j] = d.rng()
 				}
@@ -218,7 +240,7 @@ func (d *decoder) exprs(depth int) []hclsyntax.Expression {
 	if n == 0 {
 		return nil
 	}
-	out := make([]hclsyntax.Expression, n-1)
+	out := d.nodes.exprLists.take(n - 1)
 	for i := range out {
 		out[i] = d.expr(depth + 1)
 	}
@@ -243,12 +265,14 @@ func (d *decoder) expr(depth int) hclsyntax.Expression {
 	case tagLiteral:
 		return d.literal()
 	case tagTemplate:
-		parts := d.exprs(depth)
-		return &hclsyntax.TemplateExpr{Parts: parts, SrcRange: d.rng()}
+		x := d.nodes.templates.one()
+		x.Parts = d.exprs(depth)
+		x.SrcRange = d.rng()
+		return x
 	case tagTraversal:
-		x := &hclsyntax.ScopeTraversalExpr{}
+		x := d.nodes.traversals.one()
 		if n := d.count(); n > 0 {
-			x.Traversal = make(hcl.Traversal, n-1)
+			x.Traversal = d.nodes.steps.take(n - 1)
 			for i := range x.Traversal {
 				step, name := d.uint(), d.name()
 				r := d.rng()
@@ -265,9 +289,9 @@ func (d *decoder) expr(depth int) hclsyntax.Expression {
 		x.SrcRange = d.rng()
 		return x
 	case tagObject:
-		x := &hclsyntax.ObjectConsExpr{}
+		x := d.nodes.objects.one()
 		if n := d.count(); n > 0 {
-			x.Items = make([]hclsyntax.ObjectConsItem, n-1)
+			x.Items = d.nodes.items.take(n - 1)
 			for i := range x.Items {
 				x.Items[i].KeyExpr = d.expr(depth + 1)
 				x.Items[i].ValueExpr = d.expr(depth + 1)
@@ -284,10 +308,12 @@ func (d *decoder) expr(depth int) hclsyntax.Expression {
 		default:
 			d.fail("key flag %d is neither 0 nor 1", f)
 		}
-		return &hclsyntax.ObjectConsKeyExpr{ForceNonLiteral: force, Wrapped: d.expr(depth + 1)}
+		x := d.nodes.keys.one()
+		x.ForceNonLiteral, x.Wrapped = force, d.expr(depth+1)
+		return x
 	case tagTuple:
-		exprs := d.exprs(depth)
-		x := &hclsyntax.TupleConsExpr{Exprs: exprs}
+		x := d.nodes.tuples.one()
+		x.Exprs = d.exprs(depth)
 		x.SrcRange, x.OpenRange = d.rng(), d.rng()
 		return x
 	default:
@@ -329,5 +355,7 @@ func (d *decoder) literal() hclsyntax.Expression {
 		d.fail("unknown literal kind %d", kind)
 		return nil
 	}
-	return &hclsyntax.LiteralValueExpr{Val: v, SrcRange: r}
+	x := d.nodes.literals.one()
+	x.Val, x.SrcRange = v, r
+	return x
 }
