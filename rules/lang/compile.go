@@ -212,13 +212,13 @@ func conjuncts(n ast.Node) []ast.Node {
 }
 
 // config returns the checker configuration of env: the environment's
-// struct type and the functions, built once per process for each shape of
-// environment (see typeCache).
+// types and the functions, built once per process for each shape of
+// environment (see cfgCache).
 func config(env *Env) *conf.Config {
 	if env.cfg != nil {
 		return env.cfg
 	}
-	t, key := env.checkerType()
+	types, key := env.checkerEnv()
 	if c, ok := cfgCache.Load(key); ok {
 		env.cfg = c.(*conf.Config)
 		return env.cfg
@@ -226,7 +226,7 @@ func config(env *Env) *conf.Config {
 	cfg := newConfig()
 	cfg.MaxNodes = DefaultMaxNodes
 	opts := []expr.Option{
-		expr.Env(reflect.New(t).Elem().Interface()),
+		expr.Env(types),
 		expr.Function("field", func(p ...any) (any, error) { return nil, nil }, new(func(string, int) string)),
 		expr.Function("nfields", func(p ...any) (any, error) { return nil, nil }, new(func(string) int)),
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/types"
 )
 
 // TestNewConfigIsCreateNew: the copied configuration is expr's default one,
@@ -21,5 +22,20 @@ func TestNewConfigIsCreateNew(t *testing.T) {
 	}
 	if len(a.Builtins) == 0 {
 		t.Fatal("no builtins")
+	}
+}
+
+// TestExprTypeIsGoType: the checker sees each of the language's types as
+// the Go type it is evaluated as, and anything else as any (not nil).
+func TestExprTypeIsGoType(t *testing.T) {
+	for _, typ := range []Type{Bool, Int, Float, String, ListNum, ListStr, Object} {
+		if got := exprType(typ).Nature().Type; got != goType(typ) {
+			t.Errorf("%v: the checker sees %v, not %v", typ, got, goType(typ))
+		}
+	}
+	for _, typ := range []Type{Any, Invalid} {
+		if got := exprType(typ); got != types.Any {
+			t.Errorf("%v: the checker sees %v, not any", typ, got)
+		}
 	}
 }

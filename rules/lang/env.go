@@ -3,11 +3,11 @@ package lang
 import (
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/types"
 )
 
 // Field is a fact or a state slot read from the frame by index.
@@ -56,9 +56,7 @@ type Env struct {
 	// policy load.
 	Trees *Trees
 
-	rtype reflect.Type
-	rkey  string
-	cfg   *conf.Config
+	cfg *conf.Config
 }
 
 // Namespaces an expression reads by member access.
@@ -152,64 +150,34 @@ func goType(t Type) reflect.Type {
 	return reflect.TypeOf((*any)(nil)).Elem()
 }
 
-// The checker's view of an environment is only types, so the types and
-// checker configurations are kept for the life of the process, keyed by
-// the names and types they hold: each event kind's facts, and a policy's
-// slots, params and messages, are built into types once, however many
-// expressions, event kinds, derived values and loads use them.
-var (
-	typeCache sync.Map // signature → reflect.Type
-	cfgCache  sync.Map // signature → *conf.Config
-)
+// The checker's view of an environment is only types, so checker
+// configurations are kept for the life of the process, keyed by the names
+// and types they hold: each shape of environment (an event kind's facts
+// with a policy's slots, params, messages and derived values) is
+// configured once, however many expressions and loads use it.
+var cfgCache sync.Map // signature → *conf.Config
 
-// structOf builds (or finds) a Go struct type with expr tags so that
-// expr's checker sees the names and their types; key is its signature.
-func structOf(names []string, types []Type) (reflect.Type, string) {
-	var b strings.Builder
-	for i, n := range names {
-		b.WriteString(n)
-		b.WriteByte(':')
-		b.WriteByte('0' + byte(types[i]))
-		b.WriteByte(',')
-	}
-	key := b.String()
-	if t, ok := typeCache.Load(key); ok {
-		return t.(reflect.Type), key
-	}
-	fields := make([]reflect.StructField, len(names))
-	for i, n := range names {
-		fields[i] = reflect.StructField{
-			Name: "F" + strconv.Itoa(i),
-			Type: goType(types[i]),
-			Tag:  reflect.StructTag(`expr:` + strconv.Quote(n)),
-		}
-	}
-	t := reflect.StructOf(fields)
-	typeCache.Store(key, t)
-	return t, key
-}
-
-// checkerType is the struct the expr checker sees as the environment, and
-// its signature.
-func (e *Env) checkerType() (reflect.Type, string) {
-	if e.rtype != nil {
-		return e.rtype, e.rkey
-	}
-	var names []string
-	var types []reflect.Type
+// checkerEnv is the environment expr's checker sees, and its signature:
+// expr's map types, one of the namespaces and one per namespace of its
+// names. (A Go struct type made with reflect.StructOf for each, as before,
+// gave the checker the same view, but making 18 of them for the default
+// was a tenth of the start of the process Pi spawns.)
+func (e *Env) checkerEnv() (types.Map, string) {
 	var key strings.Builder
+	env := types.Map{}
 	add := func(name string, fs []Field, cs []Const) {
-		var n []string
-		var t []Type
+		m := make(types.Map, len(fs)+len(cs))
+		key.WriteString(name + "{")
 		for _, f := range fs {
-			n, t = append(n, f.Name), append(t, f.Type)
+			m[f.Name] = exprType(f.Type)
+			key.WriteString(f.Name + ":" + string('0'+byte(f.Type)) + ",")
 		}
 		for _, c := range cs {
-			n, t = append(n, c.Name), append(t, c.Type)
+			m[c.Name] = exprType(c.Type)
+			key.WriteString(c.Name + ":" + string('0'+byte(c.Type)) + ",")
 		}
-		st, k := structOf(n, t)
-		names, types = append(names, name), append(types, st)
-		key.WriteString(name + "{" + k + "}")
+		key.WriteString("}")
+		env[name] = m
 	}
 	if !e.NoEvent {
 		add(nsEvent, e.Event, nil)
@@ -220,23 +188,18 @@ func (e *Env) checkerType() (reflect.Type, string) {
 	add(nsParam, nil, e.Params)
 	add(nsMessage, nil, e.Messages)
 	for _, b := range e.Top {
-		names, types = append(names, b.Name), append(types, goType(b.Prog.Type))
+		env[b.Name] = exprType(b.Prog.Type)
 		key.WriteString(b.Name + ":" + string('0'+byte(b.Prog.Type)) + ",")
 	}
-	e.rkey = key.String()
-	if t, ok := typeCache.Load(e.rkey); ok {
-		e.rtype = t.(reflect.Type)
-		return e.rtype, e.rkey
+	return env, key.String()
+}
+
+// exprType is t as expr's checker knows it: goType's type (a member of
+// an object, or anything else, is any).
+func exprType(t Type) types.Type {
+	switch t {
+	case Bool, Int, Float, String, ListNum, ListStr, Object:
+		return types.TypeOf(reflect.Zero(goType(t)).Interface())
 	}
-	fields := make([]reflect.StructField, len(names))
-	for i := range names {
-		fields[i] = reflect.StructField{
-			Name: "F" + strconv.Itoa(i),
-			Type: types[i],
-			Tag:  reflect.StructTag(`expr:` + strconv.Quote(names[i])),
-		}
-	}
-	e.rtype = reflect.StructOf(fields)
-	typeCache.Store(e.rkey, e.rtype)
-	return e.rtype, e.rkey
+	return types.Any
 }
