@@ -214,30 +214,26 @@ func (b *bucket) index(p *rules.Policy) {
 		}
 		return true
 	}
-	// Every key's list is a slice of one array, counted first: a list
-	// of its own for each of up to maxStateTable keys was most of the
-	// allocations of engine.New.
-	for pass, n, all := 0, 0, []*rule(nil); pass < 2; pass++ {
-		if pass == 1 {
-			all = make([]*rule, 0, n)
+	// Every key's list is a slice of one array, cut once the array is
+	// whole: a list of its own for each of up to maxStateTable keys was
+	// most of the allocations of engine.New.
+	var all []*rule
+	starts := make([]int, size+1)
+	for key := 0; key < size; key++ {
+		for _, k := range b.keys {
+			codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
 		}
-		for key := 0; key < size; key++ {
-			for _, k := range b.keys {
-				codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
+		starts[key] = len(all)
+		for _, r := range b.rules {
+			if matches(r) {
+				all = append(all, r)
 			}
-			start := len(all)
-			for _, r := range b.rules {
-				if matches(r) {
-					if pass == 0 {
-						n++
-					} else {
-						all = append(all, r)
-					}
-				}
-			}
-			if pass == 1 && len(all) > start {
-				b.byState[key] = all[start:len(all):len(all)]
-			}
+		}
+	}
+	starts[size] = len(all)
+	for key := range b.byState {
+		if i, j := starts[key], starts[key+1]; j > i {
+			b.byState[key] = all[i:j:j]
 		}
 	}
 }
