@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sync"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
@@ -45,20 +46,26 @@ func init() {
 }
 
 // lineColors paint the words a reader looks for first: the severity of a
-// diagnostic, FAIL and PASS, ok, a failed total.
-var lineColors = []struct {
+// diagnostic, FAIL and PASS, ok, a failed total. They are compiled when a
+// line is first coloured, not at every start of the binary (serve never
+// colours).
+var lineColors = sync.OnceValue(func() []lineColor {
+	return []lineColor{
+		{regexp.MustCompile(`: (error): `), red},
+		{regexp.MustCompile(`^(error): `), red},
+		{regexp.MustCompile(`: (warning): `), yellow},
+		{regexp.MustCompile(`^(warning): `), yellow},
+		{regexp.MustCompile(`^--- (FAIL):`), red},
+		{regexp.MustCompile(`^--- (PASS):`), green},
+		{regexp.MustCompile(`: (ok) \(policy `), green},
+		{regexp.MustCompile(`^\d+ passed, ([1-9]\d* failed)$`), red},
+		{regexp.MustCompile(`^(resetpolicy): `), red},
+	}
+})
+
+type lineColor struct {
 	re *regexp.Regexp
 	c  *color.Color
-}{
-	{regexp.MustCompile(`: (error): `), red},
-	{regexp.MustCompile(`^(error): `), red},
-	{regexp.MustCompile(`: (warning): `), yellow},
-	{regexp.MustCompile(`^(warning): `), yellow},
-	{regexp.MustCompile(`^--- (FAIL):`), red},
-	{regexp.MustCompile(`^--- (PASS):`), green},
-	{regexp.MustCompile(`: (ok) \(policy `), green},
-	{regexp.MustCompile(`^\d+ passed, ([1-9]\d* failed)$`), red},
-	{regexp.MustCompile(`^(resetpolicy): `), red},
 }
 
 // colorWriter colours whole lines as they complete; Flush writes a last
@@ -97,7 +104,7 @@ func (c *colorWriter) Flush() {
 
 func paint(line []byte) []byte {
 	body := bytes.TrimRight(line, "\n")
-	for _, lc := range lineColors {
+	for _, lc := range lineColors() {
 		m := lc.re.FindSubmatchIndex(body)
 		if m == nil {
 			continue
