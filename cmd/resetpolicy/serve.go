@@ -30,7 +30,9 @@ initialize loads the settings for the project (see 'resetpolicy config
 --help' for their precedence) and the policy they name; the project's files
 (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml) are read only when trusted is
 true. A policy that fails to load leaves the last good one (or the built-in
-wipe_memory) in force and the result carries its diagnostics.
+wipe_memory) in force and the result carries its diagnostics. Its property
+and verify blocks are not read: they are verify's, and 'resetpolicy check'
+reports a mistake in them.
 
 The settings flags below apply to every initialize, above the environment.`,
 		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"decide","params":{"session":"s1","event":{"event":"tool","name":"wipe_memory"}}}' | resetpolicy serve --stdio`,
