@@ -91,17 +91,13 @@ func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
 	def, all, facts, packed := d.start(kind)
 	next := 0 // hosts send facts in contract order: look there first
 	for members := 1; ; members++ {
-		i = skipSpace(line, i)
-		if i >= len(line) {
+		j, end, ok := afterMember(line, i)
+		if !ok {
 			return Event{}, false
 		}
-		if line[i] == '}' {
+		if i = j; end {
 			break
 		}
-		if line[i] != ',' {
-			return Event{}, false
-		}
-		i = skipSpace(line, i+1)
 		if members == flatMax || i >= len(line) || line[i] != '"' {
 			return Event{}, false
 		}
@@ -158,23 +154,20 @@ func (d *Decoder) flatAnyOrder(line []byte, i int) (ev Event, ok bool) {
 		if i >= len(line) || line[i] != ':' {
 			return Event{}, false
 		}
-		m, j, ok := scanValue(line, skipSpace(line, i+1))
+		v := skipSpace(line, i+1)
+		m, j, ok := scanValue(line, v)
 		if !ok {
 			return Event{}, false
 		}
-		m.k0, m.k1, m.start = k0, k1, int32(skipSpace(line, i+1))
+		m.k0, m.k1, m.start = k0, k1, int32(v)
 		ms = append(ms, m)
-		i = skipSpace(line, j)
-		if i >= len(line) {
+		j, end, ok := afterMember(line, j)
+		if !ok {
 			return Event{}, false
 		}
-		if line[i] == '}' {
+		if i = j; end {
 			break
 		}
-		if line[i] != ',' {
-			return Event{}, false
-		}
-		i = skipSpace(line, i+1)
 	}
 	d.members = ms
 	if skipSpace(line, i+1) != len(line) {
@@ -214,6 +207,23 @@ func (d *Decoder) flatAnyOrder(line []byte, i int) (ev Event, ok bool) {
 		}
 	}
 	return Event{def: def, kind: kind, facts: facts, packed: packed}, true
+}
+
+// afterMember reads what follows a member's value at i: the object's
+// closing brace (end, at j), or a comma and the space after it (the next
+// member at j); ok is false for anything else.
+func afterMember(line []byte, i int) (j int, end, ok bool) {
+	i = skipSpace(line, i)
+	if i >= len(line) {
+		return 0, false, false
+	}
+	switch line[i] {
+	case '}':
+		return i, true, true
+	case ',':
+		return skipSpace(line, i+1), false, true
+	}
+	return 0, false, false
 }
 
 // start returns an event kind's contract, its facts, and the decoder's
