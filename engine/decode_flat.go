@@ -437,13 +437,21 @@ func (k *factKey) at(line []byte, i int) bool {
 	return i >= 0 && e < len(line) && line[e] == '"' && string(line[i:e]) == k.name
 }
 
-// factKeys holds each event kind's facts' keys, in allFacts' order.
+// factKeys holds each event kind's facts' keys, in allFacts' order, in
+// one array: it is made at every start of the binary.
 var factKeys = func() [][]factKey {
+	n := 0
+	for _, all := range allFacts {
+		n += len(all)
+	}
+	keys := make([]factKey, 0, n)
 	out := make([][]factKey, len(allFacts))
 	for kind, all := range allFacts {
+		start := len(keys)
 		for _, f := range all {
-			out[kind] = append(out[kind], newFactKey(f.Name))
+			keys = append(keys, newFactKey(f.Name))
 		}
+		out[kind] = keys[start:len(keys):len(keys)]
 	}
 	return out
 }()

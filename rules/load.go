@@ -86,11 +86,12 @@ func WithOverrides(ov ...Override) Option {
 
 // WithoutProperties loads a policy to decide with, not to verify: its
 // property and verify blocks are neither decoded nor checked, and
-// Policy.PropertiesOmitted says so (verify refuses such a policy). The
-// process Pi starts at every session loads so: a policy's properties are
-// about a sixth of the default's start (docs/performance.md, Start-up),
-// and a mistake in one is check's and verify's to report, not a reason to
-// serve another policy.
+// Policy.PropertiesOmitted says so (verify and graph need a policy loaded
+// in full; none of their callers loads one this way). The process Pi
+// starts at every session loads so: a policy's properties are about a
+// sixth of the default's start (docs/performance.md, Start-up), and a
+// mistake in one is check's and verify's to report, not a reason to serve
+// another policy.
 func WithoutProperties() Option {
 	return func(o *options) { o.noProperties = true }
 }
