@@ -19,15 +19,15 @@ import (
 // and "explain":[…] when the decision has an explanation.
 func (d Decision) AppendJSON(b []byte, s *Session) []byte { return d.AppendJSONCached(b, s, nil) }
 
-// AppendJSONCached is AppendJSON writing the state through c (nil: none).
-func (d Decision) AppendJSONCached(b []byte, s *Session, c *StateCache) []byte {
+// AppendJSONCached is AppendJSON writing through c (nil: none).
+func (d Decision) AppendJSONCached(b []byte, s *Session, c *LineCache) []byte {
 	b = append(b, `"rules":`...)
-	b = AppendStringsJSON(b, d.Rules)
+	b = c.appendStrings(b, d.Rules)
 	b = append(b, `,"effects":`...)
-	b = AppendEffectsJSON(b, d.Effects)
+	b = c.appendEffects(b, d.Effects)
 	b = append(b, `,"state":`...)
 	if c != nil {
-		b = c.Append(b, s)
+		b = c.appendState(b, s)
 	} else {
 		b = s.appendStateJSON(b)
 	}
@@ -41,52 +41,33 @@ func (d Decision) AppendJSONCached(b []byte, s *Session, c *StateCache) []byte {
 
 // AppendStringsJSON appends a JSON array of strings ([] when empty).
 func AppendStringsJSON(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendJSONString(b, s)
-	}
-	return append(b, ']')
+	var c *LineCache
+	return c.appendStrings(b, ss)
 }
 
 // AppendEffectsJSON appends a JSON array of effects ([] when empty).
 func AppendEffectsJSON(b []byte, effs []Effect) []byte {
-	b = append(b, '[')
-	for i, e := range effs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = e.AppendJSON(b)
-	}
-	return append(b, ']')
+	var c *LineCache
+	return c.appendEffects(b, effs)
 }
 
 // AppendJSON appends {"effect": NAME, ARG: VALUE, …} in argument order.
 func (e Effect) AppendJSON(b []byte) []byte {
-	b = append(b, `{"effect":`...)
-	b = AppendJSONString(b, e.Name)
-	for _, a := range e.Args {
-		b = append(b, ',')
-		b = AppendJSONString(b, a.Name)
-		b = append(b, ':')
-		b = appendJSONValue(b, a.Value)
-	}
-	return append(b, '}')
+	var c *LineCache
+	return c.appendEffect(b, e)
 }
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (e Effect) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 
-func appendJSONValue(b []byte, v any) []byte {
+func appendJSONValue(b []byte, v any, c *LineCache) []byte {
 	switch x := v.(type) {
 	case bool:
 		return strconv.AppendBool(b, x)
 	case float64:
 		return appendJSONNumber(b, x)
 	case string:
-		return AppendJSONString(b, x)
+		return c.appendString(b, x)
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
@@ -176,50 +157,6 @@ var plainJSON = func() (t [256]bool) {
 // order.
 func (s *Session) AppendStateJSON(b []byte) []byte { return s.appendStateJSON(b) }
 
-// StateCache writes one session's state faster for a stream of decisions
-// (eval's lines): most events change no slot, or one or two, so it keeps
-// each slot's member as last written with the value it came from, and
-// writes a member again only when its slot's value differs. A session does
-// not carry one itself, so many idle sessions in a server cost no more for
-// it.
-type StateCache struct {
-	s     *Session
-	vals  []lang.Value
-	parts [][]byte // per slot, `"name":value`
-	whole []byte   // the object the parts make
-}
-
-// Append appends s's state as AppendStateJSON does.
-func (c *StateCache) Append(b []byte, s *Session) []byte {
-	slots := s.eng.policy.Slots
-	if c.s != s || len(c.vals) != len(s.state) {
-		c.s, c.vals, c.parts, c.whole = s, make([]lang.Value, len(s.state)), make([][]byte, len(slots)), nil
-		for i, sl := range slots {
-			c.vals[sl.Index] = s.state[sl.Index]
-			c.parts[i] = s.appendSlotJSON(nil, sl)
-		}
-	}
-	changed := c.whole == nil
-	for i, sl := range slots {
-		if v, w := &c.vals[sl.Index], &s.state[sl.Index]; !sameValue(v, w) {
-			*v = *w
-			c.parts[i] = s.appendSlotJSON(c.parts[i][:0], sl)
-			changed = true
-		}
-	}
-	if changed {
-		c.whole = append(c.whole[:0], '{')
-		for i, p := range c.parts {
-			if i > 0 {
-				c.whole = append(c.whole, ',')
-			}
-			c.whole = append(c.whole, p...)
-		}
-		c.whole = append(c.whole, '}')
-	}
-	return append(b, c.whole...)
-}
-
 // sameValue compares slot values as the JSON shows them (a slot holds no
 // list or object).
 func sameValue(a, b *lang.Value) bool {
@@ -241,6 +178,11 @@ func (s *Session) appendStateJSON(b []byte) []byte {
 func (s *Session) appendSlotJSON(b []byte, sl *rules.Slot) []byte {
 	b = AppendJSONString(b, sl.Name)
 	b = append(b, ':')
+	return s.appendSlotValue(b, sl)
+}
+
+// appendSlotValue appends one slot's value as JSON.
+func (s *Session) appendSlotValue(b []byte, sl *rules.Slot) []byte {
 	v := s.state[sl.Index]
 	switch {
 	case sl.IsEnum():

@@ -14,6 +14,10 @@ import (
 type Session struct {
 	eng   *Engine
 	state []lang.Value
+	// written counts the changes to state, so that a LineCache can tell
+	// that none happened since it last wrote it: every write to state
+	// after NewSession counts one.
+	written uint64
 	// writes are the slot assignments of the event being decided, applied
 	// only when the whole event succeeds: every expression reads the state
 	// before the event, and a rejected event changes nothing.
@@ -270,6 +274,9 @@ func (s *Session) fire(r *rule) error {
 // later write to a slot wins. An enum slot keeps only its index: its
 // string is the policy's.
 func (s *Session) apply() {
+	if len(s.fired) > 0 {
+		s.written++
+	}
 	for _, fr := range s.fired {
 		for _, t := range fr.r.to {
 			s.state[t.slot].Num = t.code

@@ -27,7 +27,7 @@ func (s *Session) State() map[string]any {
 func (s *Session) Snapshot() []byte { return s.AppendStateJSON(nil) }
 
 // Reset returns the session to the policy's initial state.
-func (s *Session) Reset() { copy(s.state, s.eng.initial) }
+func (s *Session) Reset() { copy(s.state, s.eng.initial); s.written++ }
 
 // SetState sets the slots given, validating every one first: an unknown
 // slot, a value of the wrong type or outside an enum is an error and
@@ -68,6 +68,7 @@ func (s *Session) SetState(m map[string]any) error {
 		next[sl.Index] = v
 	}
 	copy(s.state, next)
+	s.written++
 	return nil
 }
 

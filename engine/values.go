@@ -9,4 +9,4 @@ func (s *Session) Values(dst []lang.Value) []lang.Value { return append(dst, s.s
 
 // SetValues sets every slot from vals, as returned by Values of a session
 // of the same engine. It does not validate: use Restore for outside input.
-func (s *Session) SetValues(vals []lang.Value) { copy(s.state, vals) }
+func (s *Session) SetValues(vals []lang.Value) { copy(s.state, vals); s.written++ }

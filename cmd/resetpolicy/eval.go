@@ -103,7 +103,7 @@ func evalStream(in io.Reader, out io.Writer, s *engine.Session, explain bool) er
 	var (
 		buf   []byte
 		dec   engine.Decoder
-		state engine.StateCache
+		state engine.LineCache
 	)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
@@ -147,7 +147,7 @@ func trimSpace(b []byte) []byte {
 
 // appendDecision writes the eval contract's line for one decision; state,
 // when set, keeps the session's state JSON between lines.
-func appendDecision(b []byte, d *engine.Decision, s *engine.Session, state *engine.StateCache) []byte {
+func appendDecision(b []byte, d *engine.Decision, s *engine.Session, state *engine.LineCache) []byte {
 	b = append(b, `{"event":`...)
 	b = engine.AppendJSONString(b, d.Event)
 	b = append(b, ',')
