@@ -35,7 +35,8 @@ type Decoder struct {
 	// grammar, and a failure is reported as malformed JSON.
 	strict  bool
 	invalid bool
-	members []flatMember // the fast path's (decode_flat.go)
+	members []flatMember    // the fast path's (decode_flat.go)
+	def     *contract.Event // the event the fast path reads
 }
 
 // Decode reads one event: a flat JSON object with "event" and facts.

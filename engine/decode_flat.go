@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -88,24 +89,41 @@ func leadingEvent(line []byte, i int) (kind, end int, ok bool) {
 // given kind, each fact as it comes; ok is false for anything the
 // two-pass read must see (another "event" among them) or refuse.
 func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
-	def, all, facts, packed := d.start(kind)
-	next := 0 // hosts send facts in contract order: look there first
+	def, all, facts, packed := d.start(kind, false)
+	defs, keys := defaults[kind], factKeys[kind]
+	// Facts before filled hold a value read or their default; the ones a
+	// line leaves out get their defaults as the next one read passes them.
+	next, filled := 0, 0 // hosts send facts in contract order: look at next first
 	for members := 1; ; members++ {
-		j, end, ok := afterMember(line, i)
-		if !ok {
-			return Event{}, false
+		if i+1 < len(line) && line[i] == ',' && line[i+1] == '"' {
+			i++ // the common case, as hosts write: no space between members
+		} else {
+			j, end, ok := afterMember(line, i)
+			if !ok {
+				return Event{}, false
+			}
+			if i = j; end {
+				break
+			}
+			if i >= len(line) || line[i] != '"' {
+				return Event{}, false
+			}
 		}
-		if i = j; end {
-			break
-		}
-		if members == flatMax || i >= len(line) || line[i] != '"' {
+		if members == flatMax {
 			return Event{}, false
 		}
 		// The key is whatever comes before the next quote, as in
-		// flatAnyOrder; the fact expected next is tried first, in place.
+		// flatAnyOrder; the fact expected next is tried first, in place,
+		// with the colon after it when its key holds one.
 		k0, fi := i+1, -1
-		if next < len(all) && factKeys[kind][next].at(line, k0) {
-			fi, i = next, k0+len(all[next].Name)
+		if next < len(keys) && keys[next].at(line, k0) {
+			fi, i = next, k0+len(keys[next].pat)
+			if !keys[next].colon {
+				if i = skipSpace(line, i); i >= len(line) || line[i] != ':' {
+					return Event{}, false
+				}
+				i++
+			}
 		} else {
 			n := bytes.IndexByte(line[k0:], '"')
 			if n < 0 {
@@ -116,18 +134,25 @@ func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
 			if fi = factIndex(all, line[k0:i]); fi < 0 {
 				return Event{}, false
 			}
+			if i = skipSpace(line, i+1); i >= len(line) || line[i] != ':' {
+				return Event{}, false
+			}
+			i++
 		}
-		i = skipSpace(line, i+1)
-		if i >= len(line) || line[i] != ':' {
-			return Event{}, false
+		if fi > filled {
+			copy(facts[filled:fi], defs[filled:fi])
 		}
-		if i, ok = d.readFact(def, all, fi, line, skipSpace(line, i+1), facts, &packed); !ok {
+		filled = max(filled, fi+1)
+		if i, ok = d.readFact(&all[fi], fi, line, skipSpace(line, i), &facts[fi], &packed); !ok {
 			return Event{}, false
 		}
 		next = fi + 1
 	}
 	if skipSpace(line, i+1) != len(line) {
 		return Event{}, false
+	}
+	if filled < len(facts) {
+		copy(facts[filled:], defs[filled:])
 	}
 	return Event{def: def, kind: kind, facts: facts, packed: packed}, true
 }
@@ -187,7 +212,7 @@ func (d *Decoder) flatAnyOrder(line []byte, i int) (ev Event, ok bool) {
 	if !found {
 		return Event{}, false
 	}
-	def, all, facts, packed := d.start(kind)
+	def, all, facts, packed := d.start(kind, true)
 	next := 0 // hosts send facts in contract order: look there first
 	for j := range ms {
 		m := ms[j]
@@ -202,7 +227,7 @@ func (d *Decoder) flatAnyOrder(line []byte, i int) (ev Event, ok bool) {
 			return Event{}, false
 		}
 		next = fi + 1
-		if _, ok := d.readFact(def, all, fi, line, int(m.start), facts, &packed); !ok {
+		if _, ok := d.readFact(&all[fi], fi, line, int(m.start), &facts[fi], &packed); !ok {
 			return Event{}, false
 		}
 	}
@@ -226,17 +251,19 @@ func afterMember(line []byte, i int) (j int, end, ok bool) {
 	return 0, false, false
 }
 
-// start returns an event kind's contract, its facts, and the decoder's
-// facts set to their defaults, with the defaults packed.
-func (d *Decoder) start(kind int) (def *contract.Event, all []contract.Fact, facts []lang.Value, packed lang.Packed) {
+// start returns an event kind's contract, its facts, the decoder's facts
+// (set to their defaults if fill), and the defaults packed.
+func (d *Decoder) start(kind int, fill bool) (def *contract.Event, all []contract.Fact, facts []lang.Value, packed lang.Packed) {
 	all = allFacts[kind]
 	if cap(d.facts) < len(all) {
 		d.facts = make([]lang.Value, len(all), maxFacts)
 		d.last = make([]string, maxFacts)
 		d.errs = make([]error, maxFacts)
 	}
-	facts = d.facts[:len(all)]
-	copy(facts, defaults[kind])
+	facts, d.def = d.facts[:len(all)], &contract.Events[kind]
+	if fill {
+		copy(facts, defaults[kind])
+	}
 	return &contract.Events[kind], all, facts, defaultPacked[kind]
 }
 
@@ -302,11 +329,14 @@ func scanValue(line []byte, i int) (m flatMember, end int, ok bool) {
 // returns where it ends; false if the general path must read the line (to
 // accept it or to say what is wrong). The value is read by the fact's
 // type, so a member's bytes are looked at once.
-func (d *Decoder) readFact(def *contract.Event, all []contract.Fact, fi int, line []byte, i int, facts []lang.Value, packed *lang.Packed) (end int, ok bool) {
+//
+// f is fact fi of the event kind d.def, and the value goes to dst and
+// packed: a line's every fact is read here, and fewer arguments is the
+// cheaper call.
+func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *lang.Value, packed *lang.Packed) (end int, ok bool) {
 	if i >= len(line) {
 		return 0, false
 	}
-	f := &all[fi]
 	var v lang.Value
 	switch f.Type {
 	case contract.Bool:
@@ -320,11 +350,7 @@ func (d *Decoder) readFact(def *contract.Event, all []contract.Fact, fi int, lin
 			return 0, false
 		}
 	case contract.Int:
-		j, n := i, int64(0)
-		for j < len(line) && '0' <= line[j] && line[j] <= '9' {
-			n = n*10 + int64(line[j]-'0')
-			j++
-		}
+		n, j := plainDigits(line, i)
 		if j == i || j-i > 15 || (line[i] == '0' && j-i > 1) || (j < len(line) && numberByte[line[j]]) {
 			// Not a short plain integer: a sign, a fraction, an
 			// exponent, or more digits.
@@ -335,7 +361,7 @@ func (d *Decoder) readFact(def *contract.Event, all []contract.Fact, fi int, lin
 				return 0, false
 			}
 			v.Num = numberOf(line[i:j])
-			if checkFact(def, f, v) != nil {
+			if checkFact(d.def, f, v) != nil {
 				return 0, false
 			}
 		} else {
@@ -394,29 +420,33 @@ func (d *Decoder) readFact(def *contract.Event, all []contract.Fact, fi int, lin
 	default:
 		return 0, false
 	}
-	facts[fi] = v
+	*dst = v
 	packed.Set(fi, v)
 	return i, true
 }
 
-// factKey is a fact's name and the quote after it, as the fast path
-// matches a key against the fact it expects next: two little-endian
-// words and the masks of the bytes they hold, so that a match is two
-// loads and compares instead of a call.
+// factKey is a fact's key as the fast path matches it against the fact it
+// expects next: the name, its closing quote, and the colon when the three
+// fit in 16 bytes (pat), held as two little-endian words and the masks of
+// the bytes they hold, so that a match is two loads and compares instead
+// of a call.
 type factKey struct {
 	w0, w1, m0, m1 uint64
-	name           string // for a name of 16 bytes or more, or a line's last bytes
+	pat            string // for a name of 15 bytes or more, or a line's last bytes
+	colon          bool   // pat ends with the colon
 }
 
 func newFactKey(name string) factKey {
-	k := factKey{name: name}
-	q := name + `"`
-	if len(q) > 16 {
+	k := factKey{pat: name + `":`, colon: true}
+	if len(k.pat) > 16 {
+		k.pat, k.colon = name+`"`, false
+	}
+	if len(k.pat) > 16 {
 		return k
 	}
 	var b [16]byte
-	copy(b[:], q)
-	for i := range q {
+	copy(b[:], k.pat)
+	for i := range k.pat {
 		if i < 8 {
 			k.m0 |= 0xff << (8 * i)
 		} else {
@@ -427,15 +457,50 @@ func newFactKey(name string) factKey {
 	return k
 }
 
-// at reports whether line holds the key's name and a quote at i.
+// at reports whether line holds the key's pattern at i.
 func (k *factKey) at(line []byte, i int) bool {
 	if k.m0 != 0 && i >= 0 && len(line)-i >= 16 {
 		return (binary.LittleEndian.Uint64(line[i:])^k.w0)&k.m0 == 0 &&
 			(binary.LittleEndian.Uint64(line[i+8:])^k.w1)&k.m1 == 0
 	}
-	e := i + len(k.name)
-	return i >= 0 && e < len(line) && line[e] == '"' && string(line[i:e]) == k.name
+	return i >= 0 && len(line)-i >= len(k.pat) && string(line[i:i+len(k.pat)]) == k.pat
 }
+
+// plainDigits reads the run of decimal digits at i: its value, and where
+// the run ends, or where reading stopped after 16 digits (for a caller
+// that refuses more than 15). Eight digits are tested and converted at a
+// time while eight bytes are left: a digit is a byte whose high nibble is
+// 3 and stays 3 with 6 added.
+func plainDigits(line []byte, i int) (n int64, j int) {
+	j = i
+	for len(line)-j >= 8 && j-i < 16 {
+		x := binary.LittleEndian.Uint64(line[j:])
+		const hi, six, threes = 0xF0F0F0F0F0F0F0F0, 0x0606060606060606, 0x3333333333333333
+		k := 8
+		if other := ((x & hi) | ((x+six)&hi)>>4) ^ threes; other != 0 {
+			k = bits.TrailingZeros64(other) / 8 // the first byte that is not a digit
+		}
+		if k == 0 {
+			return n, j
+		}
+		// The k digits into the high bytes: the low ones read as leading
+		// zeros. Then pairs, fours and eights of digits are added up.
+		x = x << (8 * (8 - k)) & 0x0F0F0F0F0F0F0F0F
+		x = x * (10<<8 + 1) >> 8
+		x = (x & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+		x = (x & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+		n, j = n*pow10[k]+int64(x), j+k
+		if k < 8 {
+			return n, j
+		}
+	}
+	for ; j < len(line) && j-i < 16 && '0' <= line[j] && line[j] <= '9'; j++ {
+		n = n*10 + int64(line[j]-'0')
+	}
+	return n, j
+}
+
+var pow10 = [9]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // factKeys holds each event kind's facts' keys, in allFacts' order, in
 // one array: it is made at every start of the binary.

@@ -80,8 +80,11 @@ func TestFlatDecodesAsTheGeneralPath(t *testing.T) {
 			t.Errorf("%q: left to the general path", line)
 		}
 	}
-	// A line whose "event" comes first is read in one pass.
-	for _, line := range []string{flatLines[1], flatLines[2], ` { "event" : "settled" , "aborted" : true } `} {
+	// A line whose "event" comes first is read in one pass, keys that hold
+	// their colon or not (names of 15 bytes), spaced or not.
+	allFacts := `{"event":"turn_end","window_id":"w-3f2a9c1d","now_ms":1767312000000,"enabled":true,"auto_reset":true,"auto_compaction":true,"tokens":152340,"context_window":200000,"reserve":16384,"idle":false,"queued":false,"outcome":"completed","error":"","synthetic_abort":false,"tool_results":2}`
+	for _, line := range []string{flatLines[1], flatLines[2], ` { "event" : "settled" , "aborted" : true } `, allFacts,
+		strings.ReplaceAll(allFacts, `":`, `" : `), strings.ReplaceAll(allFacts, `,"`, ` , "`)} {
 		i := skipSpace([]byte(line), skipSpace([]byte(line), 0)+1)
 		kind, j, ok := leadingEvent([]byte(line), i)
 		if !ok {
@@ -97,32 +100,81 @@ func TestFlatDecodesAsTheGeneralPath(t *testing.T) {
 }
 
 // TestFactKeyMatchesItsNameOnly: the in-place key match is true for the
-// fact's name and its closing quote, in the words read eight bytes at a
-// time or in a line's last bytes, and false for any byte changed, a
-// longer key, or a line ending too soon.
+// fact's name, its closing quote and, when the three fit in two words, the
+// colon after it, in the words read eight bytes at a time or in a line's
+// last bytes; it is false for any of those bytes changed, a longer key, a
+// space before the colon it holds, or a line ending too soon.
 func TestFactKeyMatchesItsNameOnly(t *testing.T) {
 	names := []string{"a", "idle", "tokens", "window_id", "context_window", "synthetic_abort", "a_name_of_sixteen", "a_much_longer_fact_name"}
 	for _, name := range names {
 		k := newFactKey(name)
-		for _, pad := range []string{"", ":1}", `:"some value that runs on"}`} {
-			line := []byte(`{"` + name + `"` + pad)
+		if want := len(name) <= 14; k.colon != want {
+			t.Errorf("%q: holds its colon %v, want %v", name, k.colon, want)
+		}
+		for _, pad := range []string{"", "1}", `"some value that runs on"}`} {
+			line := []byte(`{"` + name + `":` + pad)
 			if !k.at(line, 2) {
 				t.Errorf("%q in %q: not matched", name, line)
 			}
-			for i := 2; i < 2+len(name)+1; i++ {
+			for i := 2; i < 2+len(k.pat); i++ {
 				bad := append([]byte(nil), line...)
 				bad[i] ^= 0x20
 				if k.at(bad, 2) {
 					t.Errorf("%q: matched %q", name, bad)
 				}
 			}
-			longer := []byte(`{"` + name + `x"` + pad)
+			longer := []byte(`{"` + name + `x":` + pad)
 			if k.at(longer, 2) {
 				t.Errorf("%q: matched %q", name, longer)
 			}
+			spaced := []byte(`{"` + name + `" :` + pad)
+			if got := k.at(spaced, 2); got != !k.colon {
+				t.Errorf("%q: matched %q: %v", name, spaced, got)
+			}
+		}
+		if short := []byte(`{"` + name + `"`); k.at(short, 2) != !k.colon {
+			t.Errorf("%q: matched %q: %v", name, short, !k.colon)
 		}
 		if k.at([]byte(`{"`+name), 2) {
 			t.Errorf("%q: matched without its quote", name)
 		}
+	}
+}
+
+// TestPlainDigitsReadsTheRun: plainDigits gives the value and end of the
+// digit run at any offset, as reading it a byte at a time does, for runs
+// of 0 to 16 digits followed by each kind of byte (a digit's neighbours
+// 0x2F and 0x3A, 0xFF, which carries when 6 is added, the end of the
+// line), and stops after 16 digits.
+func TestPlainDigitsReadsTheRun(t *testing.T) {
+	slow := func(line []byte, i int) (int64, int) {
+		n, j := int64(0), i
+		for ; j < len(line) && j-i < 16 && '0' <= line[j] && line[j] <= '9'; j++ {
+			n = n*10 + int64(line[j]-'0')
+		}
+		return n, j
+	}
+	r := rand.New(rand.NewSource(3))
+	for digits := 0; digits <= 20; digits++ {
+		for _, after := range []string{"", "}", ",", "/", ":", "\xff", "0x", "e5", "."} {
+			for lead := 0; lead < 3; lead++ {
+				var run []byte
+				for range digits {
+					run = append(run, byte('0'+r.Intn(10)))
+				}
+				line := append(append([]byte(strings.Repeat(`"`, lead)), run...), after...)
+				line = append(line, []byte(strings.Repeat(" ", r.Intn(10)))...)
+				for _, l := range [][]byte{line, line[:lead+len(run)]} {
+					n, j := plainDigits(l, lead)
+					wn, wj := slow(l, lead)
+					if n != wn || j != wj {
+						t.Fatalf("%q at %d: %d, end %d; want %d, end %d", l, lead, n, j, wn, wj)
+					}
+				}
+			}
+		}
+	}
+	if n, j := plainDigits([]byte("99999999999999999999"), 0); j != 16 || n != 9999999999999999 {
+		t.Fatalf("20 nines: %d, end %d", n, j)
 	}
 }

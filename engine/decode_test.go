@@ -92,6 +92,11 @@ func FuzzDecoder(f *testing.F) {
 		`{"event":"request","tokens":"x","tokens":5}`, `{"event":"request","nope":1}`,
 		` { "event" : "settled" , "aborted" : true } `, `{"event":null}`, `{}`, `[]`, `null`,
 		`{"event":"command","args":"set force 1e3"}`, `{"event":"request"} {}`, "{\"event\":\"request\",\"window_id\":\"\xff\"}",
+		// Every common fact in contract order, and numbers of 8, 13, 15,
+		// 16 and 17 digits, which the fast path reads eight at a time.
+		`{"event":"turn_end","window_id":"w-3f2a9c1d","now_ms":1767312000000,"enabled":true,"auto_reset":true,"auto_compaction":true,"tokens":152340,"context_window":200000,"reserve":16384,"idle":false,"queued":false,"outcome":"completed","error":"","synthetic_abort":false,"tool_results":2}`,
+		`{"event":"request","tokens":12345678,"context_window":123456789012345,"reserve":1234567890123456}`,
+		`{"event":"request","now_ms":12345678901234567,"tokens":00000001}`,
 	} {
 		f.Add(s)
 	}
