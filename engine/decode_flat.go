@@ -81,9 +81,35 @@ func leadingEvent(line []byte, i int) (kind, end int, ok bool) {
 	if i >= len(line) || line[i] != '"' {
 		return 0, 0, false
 	}
-	kind, ok = kinds[string(line[v0:i])]
+	kind, ok = kindNamed(line[v0:i])
 	return kind, i + 1, ok
 }
+
+// kindNamed is kinds[string(name)] by a look at the few events whose
+// names have name's length: cheaper than hashing, at every line.
+func kindNamed(name []byte) (int, bool) {
+	if len(name) < len(kindsByLength) {
+		for _, k := range kindsByLength[len(name)] {
+			if contract.Events[k].Name == string(name) {
+				return k, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// kindsByLength lists the event kinds by the length of their names.
+var kindsByLength = func() [][]int {
+	n := 0
+	for _, e := range contract.Events {
+		n = max(n, len(e.Name)+1)
+	}
+	out := make([][]int, n)
+	for k, e := range contract.Events {
+		out[len(e.Name)] = append(out[len(e.Name)], k)
+	}
+	return out
+}()
 
 // flatInOrder reads the members after a leading "event" member of the
 // given kind, each fact as it comes; ok is false for anything the
@@ -328,7 +354,10 @@ func scanValue(line []byte, i int) (m flatMember, end int, ok bool) {
 // readFact reads fact fi's value at i as the general path would, and
 // returns where it ends; false if the general path must read the line (to
 // accept it or to say what is wrong). The value is read by the fact's
-// type, so a member's bytes are looked at once.
+// type, so a member's bytes are looked at once, and only what the type
+// can change in packed is set: a fact's bit is its Bool, which only a
+// bool fact's values (its default among them) set, and its code is its
+// Num, which only an int's or an enum's values set.
 //
 // f is fact fi of the event kind d.def, and the value goes to dst and
 // packed: a line's every fact is read here, and fewer arguments is the
@@ -349,6 +378,7 @@ func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *la
 		default:
 			return 0, false
 		}
+		packed.SetBit(fi, v.Bool)
 	case contract.Int:
 		n, j := plainDigits(line, i)
 		if j == i || j-i > 15 || (line[i] == '0' && j-i > 1) || (j < len(line) && numberByte[line[j]]) {
@@ -372,6 +402,7 @@ func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *la
 			}
 			v.Num = float64(n)
 		}
+		packed.SetCode(fi, v.Num)
 		i = j
 	case contract.String:
 		if line[i] != '"' {
@@ -397,6 +428,7 @@ func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *la
 				return 0, false
 			}
 			v = lang.Value{Str: f.Enum[code], Num: float64(code)}
+			packed.SetCode(fi, v.Num)
 			break
 		}
 		if d.last[fi] != string(b) {
@@ -421,7 +453,6 @@ func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *la
 		return 0, false
 	}
 	*dst = v
-	packed.Set(fi, v)
 	return i, true
 }
 

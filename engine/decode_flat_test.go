@@ -178,3 +178,28 @@ func TestPlainDigitsReadsTheRun(t *testing.T) {
 		t.Fatalf("20 nines: %d, end %d", n, j)
 	}
 }
+
+// TestKindNamedIsKinds: the fast path's lookup of an event's name finds
+// every event of the contract, as kinds does, and nothing else: not a
+// name one byte short or long, another case, or the empty name.
+func TestKindNamedIsKinds(t *testing.T) {
+	for name, want := range kinds {
+		if k, ok := kindNamed([]byte(name)); !ok || k != want {
+			t.Errorf("%q: kind %d, %v; want %d", name, k, ok, want)
+		}
+		for _, other := range []string{name[1:], name + "s", strings.ToUpper(name), name[:len(name)-1] + "x"} {
+			if _, ok := kinds[other]; ok {
+				continue
+			}
+			if k, ok := kindNamed([]byte(other)); ok {
+				t.Errorf("%q: kind %d", other, k)
+			}
+		}
+	}
+	if _, ok := kindNamed(nil); ok {
+		t.Error("the empty name names a kind")
+	}
+	if _, ok := kindNamed([]byte(strings.Repeat("x", 100))); ok {
+		t.Error("a long name names a kind")
+	}
+}

@@ -138,15 +138,25 @@ func Pack(facts []Value) Packed { return Packed{FactBits(facts), FactCodes(facts
 
 // Set updates p for fact i now holding v, as Pack would pack it.
 func (p *Packed) Set(i int, v Value) {
+	p.SetBit(i, v.Bool)
+	p.SetCode(i, v.Num)
+}
+
+// SetBit is Set's half for a value's Bool.
+func (p *Packed) SetBit(i int, b bool) {
 	if i < MaxBitFacts {
 		p.Bits &^= 1 << uint(i)
-		if v.Bool {
+		if b {
 			p.Bits |= 1 << uint(i)
 		}
 	}
+}
+
+// SetCode is Set's half for a value's Num.
+func (p *Packed) SetCode(i int, n float64) {
 	if i < MaxCodeFacts {
 		p.Codes &^= 15 << uint(4*i)
-		if n := v.Num; n >= 0 && n < MaxCodeEnum {
+		if n >= 0 && n < MaxCodeEnum {
 			p.Codes |= uint64(n) << uint(4*i)
 		}
 	}
