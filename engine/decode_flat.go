@@ -76,8 +76,7 @@ func leadingEvent(line []byte, i int) (kind, end int, ok bool) {
 		return 0, 0, false
 	}
 	v0 := i + 1
-	for i++; i < len(line) && plainString[line[i]]; i++ {
-	}
+	i = plainRun(line, i+1)
 	if i >= len(line) || line[i] != '"' {
 		return 0, 0, false
 	}
@@ -169,7 +168,24 @@ func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
 			copy(facts[filled:fi], defs[filled:fi])
 		}
 		filled = max(filled, fi+1)
-		if i, ok = d.readFact(&all[fi], fi, line, skipSpace(line, i), &facts[fi], &packed); !ok {
+		// A bool is read here, without the call: nearly half of the
+		// common facts are.
+		if i = skipSpace(line, i); all[fi].Type == contract.Bool && len(line)-i >= 5 {
+			var b bool
+			switch binary.LittleEndian.Uint32(line[i:]) {
+			case 't' | 'r'<<8 | 'u'<<16 | 'e'<<24:
+				b, i = true, i+4
+			case 'f' | 'a'<<8 | 'l'<<16 | 's'<<24:
+				if line[i+4] != 'e' {
+					return Event{}, false
+				}
+				i += 5
+			default:
+				return Event{}, false
+			}
+			facts[fi] = lang.Value{Bool: b}
+			packed.SetBit(fi, b)
+		} else if i, ok = d.readFact(&all[fi], fi, line, i, &facts[fi], &packed); !ok {
 			return Event{}, false
 		}
 		next = fi + 1
@@ -302,8 +318,7 @@ func scanValue(line []byte, i int) (m flatMember, end int, ok bool) {
 	switch c := line[i]; {
 	case c == '"':
 		m.kind, m.v0 = flatString, int32(i+1)
-		for i++; i < len(line) && plainString[line[i]]; i++ {
-		}
+		i = plainRun(line, i+1)
 		if i >= len(line) || line[i] != '"' {
 			return m, 0, false
 		}
@@ -409,8 +424,7 @@ func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *la
 			return 0, false
 		}
 		v0 := i + 1
-		for i++; i < len(line) && plainString[line[i]]; i++ {
-		}
+		i = plainRun(line, i+1)
 		if i >= len(line) || line[i] != '"' {
 			return 0, false
 		}
@@ -581,6 +595,27 @@ var plainString = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainRun returns where the run of plain bytes (plainString) from i
+// ends: eight bytes are tested at a time while eight are left. In each
+// test, the lowest byte flagged is the first quote, backslash or control
+// character, exactly: a flag above it may be false (a borrow), never one
+// below.
+func plainRun(line []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; len(line)-i >= 8; i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		stop := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x)
+		if stop &= highs; stop != 0 {
+			return i + bits.TrailingZeros64(stop)/8
+		}
+	}
+	for i < len(line) && plainString[line[i]] {
+		i++
+	}
+	return i
+}
 
 // numberByte marks the bytes a JSON number may hold.
 var numberByte = func() (t [256]bool) {

@@ -203,3 +203,35 @@ func TestKindNamedIsKinds(t *testing.T) {
 		t.Error("a long name names a kind")
 	}
 }
+
+// TestPlainRunEndsAtTheFirstStop: plainRun ends a run where reading it a
+// byte at a time does, at any offset and length, with quotes, backslashes,
+// control characters and their neighbours (0x1F, 0x20, 0x21, 0x5B, 0x5D,
+// 0x7F, 0x80, 0xFF) anywhere, one or several in a word.
+func TestPlainRunEndsAtTheFirstStop(t *testing.T) {
+	slow := func(line []byte, i int) int {
+		for i < len(line) && plainString[line[i]] {
+			i++
+		}
+		return i
+	}
+	stops := []byte{'"', '\\', 0, 0x01, 0x1f, '\n', '\t'}
+	plain := []byte{'a', ' ', '!', '#', '[', ']', 0x7f, 0x80, 0xbf, 0xff, 'Z'}
+	r := rand.New(rand.NewSource(5))
+	for n := 0; n < 20000; n++ {
+		line := make([]byte, r.Intn(40))
+		for j := range line {
+			line[j] = plain[r.Intn(len(plain))]
+			if r.Intn(12) == 0 {
+				line[j] = stops[r.Intn(len(stops))]
+			}
+		}
+		i := 0
+		if len(line) > 0 {
+			i = r.Intn(len(line) + 1)
+		}
+		if got, want := plainRun(line, i), slow(line, i); got != want {
+			t.Fatalf("%q from %d: run ends at %d, want %d", line, i, got, want)
+		}
+	}
+}
