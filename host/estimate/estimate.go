@@ -61,8 +61,8 @@ func (c *Counter) str(v *fastjson.Value) int64 {
 // EscapedLen is the JavaScript length of the string a JSON string
 // literal's body (without its quotes) decodes to: each escape is one
 // UTF-16 unit (a \uXXXX of a surrogate pair one of its two), everything
-// else as JSLen counts it. One pass, eight bytes at a time where they
-// hold no backslash.
+// else as JSLen counts it. One pass, eight bytes at a time up to each
+// backslash.
 func EscapedLen(b []byte) int64 {
 	const (
 		hi = 0x8080808080808080
@@ -73,14 +73,20 @@ func EscapedLen(b []byte) int64 {
 	for i := 0; i < len(b); {
 		if i+8 <= len(b) {
 			x := binary.LittleEndian.Uint64(b[i:])
-			// No byte of x is a backslash: t has no zero byte.
-			if t := x ^ bs; (t-lo)&^t&hi == 0 {
-				if x&hi != 0 {
-					cont := x & hi &^ (x << 1)
-					lead := x & (x << 1) & (x << 2) & (x << 3) &^ (x << 4) & hi
-					n += int64(bits.OnesCount64(lead)) - int64(bits.OnesCount64(cont))
-				}
-				i += 8
+			// The bytes before the first backslash (all eight if there
+			// is none) are counted at once: the lowest byte the test
+			// flags is the first backslash, exactly.
+			k := 8
+			if t := x ^ bs; (t-lo)&^t&hi != 0 {
+				k = bits.TrailingZeros64((t-lo)&^t&hi) / 8
+				x &= 1<<(8*k) - 1
+			}
+			if x&hi != 0 {
+				cont := x & hi &^ (x << 1)
+				lead := x & (x << 1) & (x << 2) & (x << 3) &^ (x << 4) & hi
+				n += int64(bits.OnesCount64(lead)) - int64(bits.OnesCount64(cont))
+			}
+			if i += k; k == 8 {
 				continue
 			}
 		}

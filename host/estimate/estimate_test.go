@@ -1,6 +1,8 @@
 package estimate_test
 
 import (
+	"encoding/json"
+	"math/rand"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -84,6 +86,27 @@ func TestEscapedLen(t *testing.T) {
 	} {
 		if got, w := estimate.EscapedLen([]byte(in)), int64(len(utf16.Encode([]rune(want)))); got != w {
 			t.Errorf("EscapedLen(%s) = %d, want %d", in, got, w)
+		}
+	}
+}
+
+// TestEscapedLenAtEveryOffset: EscapedLen of encoding/json's literal is
+// the text's UTF-16 length for text mixing ASCII, characters that are
+// escaped (quotes, backslashes, control characters, <, >, &, U+2028),
+// two-, three- and four-byte characters, so that escapes and multi-byte
+// characters fall at every offset of the eight bytes read at a time.
+func TestEscapedLenAtEveryOffset(t *testing.T) {
+	pieces := []string{"a", "b", " ", "\"", "\\", "\n", "\t", "\x01", "<", "&", "\u2028", "é", "ж", "日", "😀", "/"}
+	r := rand.New(rand.NewSource(11))
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		for range r.Intn(40) {
+			sb.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		s := sb.String()
+		lit, _ := json.Marshal(s)
+		if got, want := estimate.EscapedLen(lit[1:len(lit)-1]), int64(len(utf16.Encode([]rune(s)))); got != want {
+			t.Fatalf("EscapedLen(%s) = %d, want %d", lit, got, want)
 		}
 	}
 }
