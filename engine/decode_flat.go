@@ -375,8 +375,8 @@ func scanValue(line []byte, i int) (m flatMember, end int, ok bool) {
 // Num, which only an int's or an enum's values set.
 //
 // f is fact fi of the event kind d.def, and the value goes to dst and
-// packed: a line's every fact is read here, and fewer arguments is the
-// cheaper call.
+// packed: most of a line's facts are read here, and fewer arguments make
+// the cheaper call.
 func (d *Decoder) readFact(f *contract.Fact, fi int, line []byte, i int, dst *lang.Value, packed *lang.Packed) (end int, ok bool) {
 	if i >= len(line) {
 		return 0, false

@@ -157,12 +157,6 @@ var plainJSON = func() (t [256]bool) {
 // order.
 func (s *Session) AppendStateJSON(b []byte) []byte { return s.appendStateJSON(b) }
 
-// sameValue compares slot values as the JSON shows them (a slot holds no
-// list or object).
-func sameValue(a, b *lang.Value) bool {
-	return a.Num == b.Num && a.Bool == b.Bool && a.Str == b.Str
-}
-
 func (s *Session) appendStateJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, sl := range s.eng.policy.Slots {

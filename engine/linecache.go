@@ -21,7 +21,9 @@ import (
 // the memory it keeps is what the last decisions held.
 //
 // A session does not carry one itself, so many idle sessions in a server
-// cost no more for it.
+// cost no more for it. A nil *LineCache writes the same JSON and keeps
+// nothing: AppendJSON and the other writers of json.go are its methods on
+// nil.
 type LineCache struct {
 	s       *Session
 	written uint64 // s.written when the state was last written
@@ -155,4 +157,10 @@ func (c *LineCache) start(s *Session) {
 			}
 		}
 	}
+}
+
+// sameValue compares slot values as the JSON shows them (a slot holds no
+// list or object).
+func sameValue(a, b *lang.Value) bool {
+	return a.Num == b.Num && a.Bool == b.Bool && a.Str == b.Str
 }
