@@ -168,9 +168,11 @@ func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
 			copy(facts[filled:fi], defs[filled:fi])
 		}
 		filled = max(filled, fi+1)
-		// A bool is read here, without the call: nearly half of the
-		// common facts are.
-		if i = skipSpace(line, i); all[fi].Type == contract.Bool && len(line)-i >= 5 {
+		// A bool, and an int of plain digits, are read here, without the
+		// call: ten of the fifteen common facts are one or the other.
+		i = skipSpace(line, i)
+		switch f := &all[fi]; {
+		case f.Type == contract.Bool && len(line)-i >= 5:
 			var b bool
 			switch binary.LittleEndian.Uint32(line[i:]) {
 			case 't' | 'r'<<8 | 'u'<<16 | 'e'<<24:
@@ -185,8 +187,25 @@ func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
 			}
 			facts[fi] = lang.Value{Bool: b}
 			packed.SetBit(fi, b)
-		} else if i, ok = d.readFact(&all[fi], fi, line, i, &facts[fi], &packed); !ok {
-			return Event{}, false
+		case f.Type == contract.Int && i < len(line) && '1' <= line[i] && line[i] <= '9':
+			// As readFact's short plain integer: no sign, no leading
+			// zero, at most 15 digits; at least 1, so at least any int
+			// fact's least value. A fraction or an exponent after the
+			// digits is no member's end, which sends the line on.
+			n, j := plainDigits(line, i)
+			if j-i > 15 {
+				if i, ok = d.readFact(f, fi, line, i, &facts[fi], &packed); !ok {
+					return Event{}, false
+				}
+				break
+			}
+			facts[fi] = lang.Value{Num: float64(n)}
+			packed.SetCode(fi, float64(n))
+			i = j
+		default:
+			if i, ok = d.readFact(f, fi, line, i, &facts[fi], &packed); !ok {
+				return Event{}, false
+			}
 		}
 		next = fi + 1
 	}

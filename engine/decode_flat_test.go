@@ -74,6 +74,24 @@ func TestFlatDecodesAsTheGeneralPath(t *testing.T) {
 	if accepted < 500 {
 		t.Fatalf("the fast path took only %d lines", accepted)
 	}
+	// Numbers the one-pass read must leave to the general path, which
+	// refuses the first (more than 2^53) and reads the others.
+	for _, line := range []string{
+		`{"event":"request","tokens":9999999999999999}`, `{"event":"request","tokens":12345678901234567,"idle":true}`,
+		`{"event":"request","tokens":12.5e1,"idle":true}`, `{"event":"request","tokens":1e3,"idle":true}`, `{"event":"request","tokens":07}`,
+	} {
+		var fast, general Decoder
+		got, err1 := fast.Decode([]byte(line))
+		v, err := general.p.ParseBytes([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		general.strict = true
+		want, err2 := general.DecodeValue(v)
+		if (err1 == nil) != (err2 == nil && !general.invalid) || err1 == nil && !reflect.DeepEqual(got.facts, want.facts) {
+			t.Errorf("%q: read %v (%v), the general path %v (%v)", line, got.facts, err1, want.facts, err2)
+		}
+	}
 	for _, line := range []string{flatLines[1], flatLines[2], flatLines[len(flatLines)-1], ` { "event" : "settled" , "aborted" : true } `,
 		`{"event":"request","tokens":2e3}`, `{"event":"request","tokens":-0}`, `{"event":"request","tokens":12345678901234}`} {
 		if _, ok := new(Decoder).flat([]byte(line)); !ok {
