@@ -524,8 +524,9 @@ func newFactKey(name string) factKey {
 // at reports whether line holds the key's pattern at i.
 func (k *factKey) at(line []byte, i int) bool {
 	if k.m0 != 0 && i >= 0 && len(line)-i >= 16 {
-		return (binary.LittleEndian.Uint64(line[i:])^k.w0)&k.m0 == 0 &&
-			(binary.LittleEndian.Uint64(line[i+8:])^k.w1)&k.m1 == 0
+		b := line[i : i+16] // one bounds check for both words
+		return (binary.LittleEndian.Uint64(b)^k.w0)&k.m0 == 0 &&
+			(binary.LittleEndian.Uint64(b[8:])^k.w1)&k.m1 == 0
 	}
 	return i >= 0 && len(line)-i >= len(k.pat) && string(line[i:i+len(k.pat)]) == k.pat
 }
@@ -538,7 +539,7 @@ func (k *factKey) at(line []byte, i int) bool {
 func plainDigits(line []byte, i int) (n int64, j int) {
 	j = i
 	for len(line)-j >= 8 && j-i < 16 {
-		x := binary.LittleEndian.Uint64(line[j:])
+		x := binary.LittleEndian.Uint64(line[j : j+8])
 		const hi, six, threes = 0xF0F0F0F0F0F0F0F0, 0x0606060606060606, 0x3333333333333333
 		k := 8
 		if other := ((x & hi) | ((x+six)&hi)>>4) ^ threes; other != 0 {
@@ -623,7 +624,7 @@ var plainString = func() (t [256]bool) {
 func plainRun(line []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; len(line)-i >= 8; i += 8 {
-		x := binary.LittleEndian.Uint64(line[i:])
+		x := binary.LittleEndian.Uint64(line[i : i+8])
 		q, bs := x^(ones*'"'), x^(ones*'\\')
 		stop := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ones*0x20) &^ x)
 		if stop &= highs; stop != 0 {
