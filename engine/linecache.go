@@ -68,24 +68,23 @@ func (c *LineCache) appendString(b []byte, s string) []byte {
 
 // appendStrings appends a JSON array of strings ([] when empty).
 func (c *LineCache) appendStrings(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = c.appendString(b, s)
-	}
-	return append(b, ']')
+	return AppendJSONArray(b, ss, c.appendString)
 }
 
 // appendEffects appends a JSON array of effects ([] when empty).
 func (c *LineCache) appendEffects(b []byte, effs []Effect) []byte {
+	return AppendJSONArray(b, effs, c.appendEffect)
+}
+
+// AppendJSONArray appends a JSON array of xs, each written by appendOne
+// ([] when xs is empty).
+func AppendJSONArray[T any](b []byte, xs []T, appendOne func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, e := range effs {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = c.appendEffect(b, e)
+		b = appendOne(b, x)
 	}
 	return append(b, ']')
 }

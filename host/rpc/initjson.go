@@ -185,14 +185,7 @@ func appendList[T any](b []byte, xs []T, each func([]byte, T) []byte) []byte {
 	if xs == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '[')
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = each(b, x)
-	}
-	return append(b, ']')
+	return engine.AppendJSONArray(b, xs, each)
 }
 
 // appendAny writes the values a param or a slot holds (ctyToJSON's and
