@@ -45,6 +45,19 @@ func AppendStringsJSON(b []byte, ss []string) []byte {
 	return c.appendStrings(b, ss)
 }
 
+// AppendJSONArray appends a JSON array of xs, each written by appendOne
+// ([] when xs is empty).
+func AppendJSONArray[T any](b []byte, xs []T, appendOne func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendOne(b, x)
+	}
+	return append(b, ']')
+}
+
 // AppendEffectsJSON appends a JSON array of effects ([] when empty).
 func AppendEffectsJSON(b []byte, effs []Effect) []byte {
 	var c *LineCache

@@ -21,9 +21,9 @@ import (
 // the memory it keeps is what the last decisions held.
 //
 // A session does not carry one itself, so many idle sessions in a server
-// cost no more for it. A nil *LineCache writes the same JSON and keeps
-// nothing: AppendJSON and the other writers of json.go are its methods on
-// nil.
+// cost no more for it. A nil *LineCache's writers of strings, arrays and
+// effects write the same JSON and keep nothing: json.go's
+// AppendStringsJSON, AppendEffectsJSON and Effect.AppendJSON are they.
 type LineCache struct {
 	s       *Session
 	written uint64 // s.written when the state was last written
@@ -54,12 +54,13 @@ func (c *LineCache) appendString(b []byte, s string) []byte {
 	if c == nil || len(s) < lineCacheMinString {
 		return AppendJSONString(b, s)
 	}
+	// An empty entry holds "", which no string kept is.
 	set := &c.strs[len(s)%lineCacheSets]
-	if set[0].s != s || set[0].json == nil {
+	if set[0].s != s {
 		// The second entry moves up, or the first moves down and the
 		// second's buffer takes s.
 		set[0], set[1] = set[1], set[0]
-		if set[0].s != s || set[0].json == nil {
+		if set[0].s != s {
 			set[0].s, set[0].json = s, AppendJSONString(set[0].json[:0], s)
 		}
 	}
@@ -74,19 +75,6 @@ func (c *LineCache) appendStrings(b []byte, ss []string) []byte {
 // appendEffects appends a JSON array of effects ([] when empty).
 func (c *LineCache) appendEffects(b []byte, effs []Effect) []byte {
 	return AppendJSONArray(b, effs, c.appendEffect)
-}
-
-// AppendJSONArray appends a JSON array of xs, each written by appendOne
-// ([] when xs is empty).
-func AppendJSONArray[T any](b []byte, xs []T, appendOne func([]byte, T) []byte) []byte {
-	b = append(b, '[')
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendOne(b, x)
-	}
-	return append(b, ']')
 }
 
 // appendEffect appends {"effect": NAME, ARG: VALUE, …} in argument order.
