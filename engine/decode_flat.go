@@ -169,7 +169,7 @@ func (d *Decoder) flatInOrder(line []byte, i, kind int) (ev Event, ok bool) {
 		}
 		filled = max(filled, fi+1)
 		// A bool, and an int of plain digits, are read here, without the
-		// call: ten of the fifteen common facts are one or the other.
+		// call: nine of the ten common facts are one or the other.
 		i = skipSpace(line, i)
 		switch f := &all[fi]; {
 		case f.Type == contract.Bool && len(line)-i >= 5:
