@@ -11,8 +11,8 @@ import (
 // cache eval keeps is the decision as AppendJSON writes it — its rules,
 // effects and the session's state — after every decision of a long
 // generated stream, and the state after every other way it changes
-// (Reset, Restore, SetValues); a cache moved to another session writes
-// that one's state.
+// (Reset, Restore, SetState, a refused Restore, SetValues); a cache moved
+// to another session writes that one's state.
 func TestLineCacheWritesTheDecisionNow(t *testing.T) {
 	e := wipeMemory(t)
 	s := e.NewSession()
@@ -71,6 +71,7 @@ func TestLineCacheWritesTheDecisionNow(t *testing.T) {
 // string.
 func TestLineCacheStrings(t *testing.T) {
 	var c engine.LineCache
+	e := wipeMemory(t).NewSession()
 	for _, s := range []string{
 		"Reset requested: this context window is wiped",
 		"Reset requested: this context window is wiped",
@@ -88,7 +89,6 @@ func TestLineCacheStrings(t *testing.T) {
 		"a_third_name_of_length_25",
 	} {
 		d := engine.Decision{Rules: []string{s}, Effects: []engine.Effect{{Name: s, Args: []engine.Arg{{Name: s, Value: s}}}}}
-		e := wipeMemory(t).NewSession()
 		if got, want := string(d.AppendJSONCached(nil, e, &c)), string(d.AppendJSON(nil, e)); got != want {
 			t.Fatalf("%q: cache wrote\n%s\nwant\n%s", s, got, want)
 		}
