@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strings"
 
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
@@ -97,15 +98,22 @@ func kindNamed(name []byte) (int, bool) {
 	return 0, false
 }
 
-// kindsByLength lists the event kinds by the length of their names.
+// kindsByLength lists the event kinds by the length of their names, cut
+// from one array: it is made at every start of the binary.
 var kindsByLength = func() [][]int {
 	n := 0
 	for _, e := range contract.Events {
 		n = max(n, len(e.Name)+1)
 	}
-	out := make([][]int, n)
-	for k, e := range contract.Events {
-		out[len(e.Name)] = append(out[len(e.Name)], k)
+	all, out := make([]int, 0, len(contract.Events)), make([][]int, n)
+	for length := range out {
+		start := len(all)
+		for k, e := range contract.Events {
+			if len(e.Name) == length {
+				all = append(all, k)
+			}
+		}
+		out[length] = all[start:len(all):len(all)]
 	}
 	return out
 }()
@@ -500,10 +508,14 @@ type factKey struct {
 	colon          bool   // pat ends with the colon
 }
 
-func newFactKey(name string) factKey {
-	k := factKey{pat: name + `":`, colon: true}
+func newFactKey(name string) factKey { return newFactKeyIn(name, name+`":`) }
+
+// newFactKeyIn is newFactKey with the name and `":` after it given as
+// pats, so that the keys made at every start can share one string.
+func newFactKeyIn(name, pats string) factKey {
+	k := factKey{pat: pats[:len(name)+2], colon: true}
 	if len(k.pat) > 16 {
-		k.pat, k.colon = name+`"`, false
+		k.pat, k.colon = pats[:len(name)+1], false
 	}
 	if len(k.pat) > 16 {
 		return k
@@ -568,18 +580,32 @@ func plainDigits(line []byte, i int) (n int64, j int) {
 var pow10 = [9]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // factKeys holds each event kind's facts' keys, in allFacts' order, in
-// one array: it is made at every start of the binary.
+// one array, their patterns cut from one string: it is made at every
+// start of the binary.
 var factKeys = func() [][]factKey {
-	n := 0
+	n, size := 0, 0
 	for _, all := range allFacts {
 		n += len(all)
+		for _, f := range all {
+			size += len(f.Name) + 2
+		}
 	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, all := range allFacts {
+		for _, f := range all {
+			b.WriteString(f.Name)
+			b.WriteString(`":`)
+		}
+	}
+	pats := b.String()
 	keys := make([]factKey, 0, n)
 	out := make([][]factKey, len(allFacts))
 	for kind, all := range allFacts {
 		start := len(keys)
 		for _, f := range all {
-			keys = append(keys, newFactKey(f.Name))
+			keys = append(keys, newFactKeyIn(f.Name, pats))
+			pats = pats[len(f.Name)+2:]
 		}
 		out[kind] = keys[start:len(keys):len(keys)]
 	}

@@ -253,3 +253,20 @@ func TestPlainRunEndsAtTheFirstStop(t *testing.T) {
 		}
 	}
 }
+
+// TestFactKeysAreTheirFacts: the keys made at start, their patterns cut
+// from one string, are each fact's own key, for every event kind: a key
+// out of step would still decode (the key is then looked up by name), so
+// only this notices it.
+func TestFactKeysAreTheirFacts(t *testing.T) {
+	for kind, all := range allFacts {
+		if len(factKeys[kind]) != len(all) {
+			t.Fatalf("kind %d: %d keys for %d facts", kind, len(factKeys[kind]), len(all))
+		}
+		for i, f := range all {
+			if got, want := factKeys[kind][i], newFactKey(f.Name); got != want {
+				t.Errorf("kind %d, fact %s: key %+v, want %+v", kind, f.Name, got, want)
+			}
+		}
+	}
+}
