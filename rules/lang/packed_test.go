@@ -89,17 +89,19 @@ func TestPackMatchesFacts(t *testing.T) {
 	}
 }
 
-// TestPackedSetIsPack: updating one fact's packing gives what packing the
-// facts afresh gives, for every fact, inside and past what is packed.
+// TestPackedSetIsPack: updating one fact's packing, its bit and its code,
+// gives what packing the facts afresh gives, for every fact, inside and
+// past what is packed.
 func TestPackedSetIsPack(t *testing.T) {
 	_, facts := packedEnv()
 	p := Pack(facts)
 	for i, v := range []Value{{Bool: true}, {Num: 3}, {Num: 1e9}, {Num: -1}, {}, {Bool: true, Num: 15}} {
 		for fi := range facts {
 			facts[fi] = v
-			p.Set(fi, v)
+			p.SetBit(fi, v.Bool)
+			p.SetCode(fi, v.Num)
 			if want := Pack(facts); p != want {
-				t.Fatalf("value %d at fact %d: Set gives %+v, Pack %+v", i, fi, p, want)
+				t.Fatalf("value %d at fact %d: SetBit and SetCode give %+v, Pack %+v", i, fi, p, want)
 			}
 		}
 	}

@@ -136,13 +136,10 @@ type Packed struct{ Bits, Codes uint64 }
 // Pack packs an event's facts for a frame.
 func Pack(facts []Value) Packed { return Packed{FactBits(facts), FactCodes(facts)} }
 
-// Set updates p for fact i now holding v, as Pack would pack it.
-func (p *Packed) Set(i int, v Value) {
-	p.SetBit(i, v.Bool)
-	p.SetCode(i, v.Num)
-}
-
-// SetBit is Set's half for a value's Bool.
+// SetBit updates p for fact i now holding a value whose Bool is b, as
+// Pack would pack it. A fact's bit is its Bool and its code its Num, so a
+// decoder sets only the half its fact's type can change (SetCode is the
+// other).
 func (p *Packed) SetBit(i int, b bool) {
 	if i < MaxBitFacts {
 		p.Bits &^= 1 << uint(i)
@@ -152,7 +149,7 @@ func (p *Packed) SetBit(i int, b bool) {
 	}
 }
 
-// SetCode is Set's half for a value's Num.
+// SetCode is SetBit's other half, for a value's Num.
 func (p *Packed) SetCode(i int, n float64) {
 	if i < MaxCodeFacts {
 		p.Codes &^= 15 << uint(4*i)
