@@ -1,27 +1,12 @@
 package estimate_test
 
 import (
-	"encoding/json"
-	"math/rand"
-	"strings"
 	"testing"
 	"unicode/utf16"
 
 	"github.com/resetpolicy/resetpolicy/host/estimate"
-	"github.com/valyala/fastjson"
+	"github.com/resetpolicy/resetpolicy/host/jsonscan"
 )
-
-// JSLen is the UTF-16 length of valid UTF-8 text, on either side of the
-// eight-byte steps.
-func TestJSLen(t *testing.T) {
-	for _, s := range []string{"", "a", "déjà vu", "日本語のテキスト", "😀", "a😀b", strings.Repeat("x", 17) + "é😀" + strings.Repeat("y", 9),
-		strings.Repeat("€", 11), strings.Repeat("𝄞a", 7)} {
-		want := int64(len(utf16.Encode([]rune(s))))
-		if got := estimate.JSLen([]byte(s)); got != want {
-			t.Errorf("JSLen(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
 
 // JSNumber writes numbers as JavaScript's Number#toString.
 func TestJSNumber(t *testing.T) {
@@ -45,7 +30,8 @@ func TestStringifyLen(t *testing.T) {
 		`{"n":1E3,"m":-0.0}`:                             `{"n":1000,"m":0}`,
 		`[]`:                                             `[]`,
 	} {
-		v, err := fastjson.Parse(in)
+		var d jsonscan.Doc
+		v, err := d.Parse([]byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,45 +54,13 @@ func TestMessage(t *testing.T) {
 		`{"role":"custom","content":"abcd"}`:                                                                                                                            1,
 		`{"role":"other","content":"abcd"}`:                                                                                                                             0,
 	} {
-		v, err := fastjson.Parse(in)
+		var d jsonscan.Doc
+		v, err := d.Parse([]byte(in))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := estimate.Message(v); got != want {
 			t.Errorf("Message(%s) = %d, want %d", in, got, want)
-		}
-	}
-}
-
-// EscapedLen measures a string from its JSON text: each escape one
-// UTF-16 unit, a surrogate pair's two escapes two.
-func TestEscapedLen(t *testing.T) {
-	for in, want := range map[string]string{
-		`plain`: "plain", `a\nb\tc`: "a\nb\tc", `q\"q\\`: `q"q\`, `\u00e9t\u00e9`: "été", `\ud83d\ude00!`: "😀!", `déjà`: "déjà", `x\/y`: "x/y",
-	} {
-		if got, w := estimate.EscapedLen([]byte(in)), int64(len(utf16.Encode([]rune(want)))); got != w {
-			t.Errorf("EscapedLen(%s) = %d, want %d", in, got, w)
-		}
-	}
-}
-
-// TestEscapedLenAtEveryOffset: EscapedLen of encoding/json's literal is
-// the text's UTF-16 length for text mixing ASCII, characters that are
-// escaped (quotes, backslashes, control characters, <, >, &, U+2028),
-// two-, three- and four-byte characters, so that escapes and multi-byte
-// characters fall at every offset of the eight bytes read at a time.
-func TestEscapedLenAtEveryOffset(t *testing.T) {
-	pieces := []string{"a", "b", " ", "\"", "\\", "\n", "\t", "\x01", "<", "&", "\u2028", "é", "ж", "日", "😀", "/"}
-	r := rand.New(rand.NewSource(11))
-	for n := 0; n < 20000; n++ {
-		var sb strings.Builder
-		for range r.Intn(40) {
-			sb.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		s := sb.String()
-		lit, _ := json.Marshal(s)
-		if got, want := estimate.EscapedLen(lit[1:len(lit)-1]), int64(len(utf16.Encode([]rune(s)))); got != want {
-			t.Fatalf("EscapedLen(%s) = %d, want %d", lit, got, want)
 		}
 	}
 }

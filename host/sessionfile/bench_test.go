@@ -11,10 +11,10 @@ import (
 )
 
 // The reader against the same reading done with encoding/json into a
-// struct of the members a replay needs: the reason for the fastjson
-// dependency (README "Dependencies").
+// struct of the members a replay needs: the reason the reader has a JSON
+// reader of its own, host/jsonscan (README "Dependencies").
 //
-//	go test ./host/sessionfile -run XXX -bench 'Read(Fastjson|Stdlib)' -benchtime 2s -count 5
+//	go test ./host/sessionfile -run XXX -bench 'Read(Scan|Stdlib)' -benchtime 2s -count 5
 
 func recordedBytes(b *testing.B) []byte {
 	src, err := os.ReadFile(filepath.Join(dir, recorded))
@@ -24,7 +24,7 @@ func recordedBytes(b *testing.B) []byte {
 	return src
 }
 
-func BenchmarkReadFastjson(b *testing.B) {
+func BenchmarkReadScan(b *testing.B) {
 	src := recordedBytes(b)
 	rd := sessionfile.NewReader(sessionfile.Options{})
 	b.SetBytes(int64(len(src)))

@@ -12,10 +12,10 @@
 //     entry); a line that is not JSON is a Problem with its line number,
 //     never a failure of the whole file; a cut object followed on its
 //     line by the next entry is a Problem, and the entries after it are
-//     read. JSON is tokenized with github.com/valyala/fastjson, whose
-//     parser is reused for every line. A token count that is no count
-//     (negative, fractional, NaN, over MaxTokenCount) is a Problem of its
-//     line and is not used.
+//     read. JSON is read with host/jsonscan, which measures every string
+//     for Pi's estimate as it reads it, into a table reused for every
+//     line. A token count that is no count (negative, fractional, NaN,
+//     over MaxTokenCount) is a Problem of its line and is not used.
 //   - Pi's migrations (session-manager.js migrateV1ToV2, migrateV2ToV3):
 //     version 1 entries get ids and a parent chain in file order and a
 //     compaction's firstKeptEntryIndex becomes firstKeptEntryId; version 2

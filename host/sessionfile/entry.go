@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/resetpolicy/resetpolicy/host/estimate"
+	"github.com/resetpolicy/resetpolicy/host/jsonscan"
 	"github.com/resetpolicy/resetpolicy/host/session"
-	"github.com/valyala/fastjson"
 )
 
 // Entry is what a replay needs of one session entry, kept small: a
@@ -219,43 +219,43 @@ const MaxTokenCount = 1<<31 - 1
 
 // decode fills e from one parsed JSON object. It keeps copies of the
 // strings it reads; v may be reused after it returns.
-func (e *Entry) decode(v *fastjson.Value, o *decodeState) {
-	e.Type = internType(v.GetStringBytes("type"))
-	if p := v.GetStringBytes("parentId"); len(p) > 0 {
+func (e *Entry) decode(v jsonscan.Value, o *decodeState) {
+	e.Type = internType(v.Get("type").Str())
+	if p := v.Get("parentId").Str(); len(p) > 0 {
 		if string(p) == o.lastID {
 			e.ParentID = o.lastID
 		} else {
 			e.ParentID = string(p)
 		}
 	}
-	e.ID = o.id(v.GetStringBytes("id"))
-	e.Millis = isoMillis(v.GetStringBytes("timestamp"))
+	e.ID = o.id(v.Get("id").Str())
+	e.Millis = isoMillis(v.Get("timestamp").Str())
 	switch e.Type {
 	case session.TypeMessage:
 		e.decodeMessage(v.Get("message"), o)
 	case session.TypeCompaction:
 		x := e.x()
-		e.Est = clamp32(estimate.Tokens(o.est.SummaryChars(v.Get("summary"))))
-		x.SystemEst = o.est.Message(v.Get("systemMessage"))
+		e.Est = clamp32(estimate.Tokens(estimate.SummaryChars(v.Get("summary"))))
+		x.SystemEst = estimate.Message(v.Get("systemMessage"))
 		x.FirstKeptEntryID = str(v, "firstKeptEntryId")
 		x.TokensBefore = o.count(v, "tokensBefore")
-		if v.GetBool("fromHook") {
+		if v.Get("fromHook").Bool() {
 			e.flags |= flagFromHook
 		}
 		x.WindowID = str(v, "details", "windowId")
 	case session.TypeBranchSummary:
-		e.Est = clamp32(estimate.Tokens(o.est.SummaryChars(v.Get("summary"))))
-		if v.GetBool("fromHook") {
+		e.Est = clamp32(estimate.Tokens(estimate.SummaryChars(v.Get("summary"))))
+		if v.Get("fromHook").Bool() {
 			e.flags |= flagFromHook
 		}
 	case session.TypeCustom:
-		e.Name = o.name(v.GetStringBytes("customType"))
+		e.Name = o.name(v.Get("customType").Str())
 		e.windowID(str(v, "data", "windowId"))
 	case session.TypeCustomMessage:
-		e.Name = o.name(v.GetStringBytes("customType"))
+		e.Name = o.name(v.Get("customType").Str())
 		e.windowID(str(v, "details", "windowId"))
 		// Pi makes a custom-role message of it: its content counts.
-		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(v.Get("content"))))
+		e.Est = clamp32(estimate.Tokens(estimate.ContentChars(v.Get("content"))))
 	case session.TypeModelChange:
 		x := e.x()
 		x.Provider = str(v, "provider")
@@ -274,42 +274,42 @@ func clamp32(n int64) int32 {
 	return int32(n)
 }
 
-func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
-	if m == nil {
+func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
+	if !m.Exists() {
 		return
 	}
-	e.Role = internRole(m.GetStringBytes("role"))
-	e.Est = clamp32(o.est.Message(m))
+	e.Role = internRole(m.Get("role").Str())
+	e.Est = clamp32(estimate.Message(m))
 	switch e.Role {
 	case "hookMessage":
 		// Pi's migrateV2ToV3 renames it; a version 3 file never has it,
 		// but reading it as Pi would after migration costs nothing.
 		e.Role = "custom"
-		e.Est = clamp32(estimate.Tokens(o.est.ContentChars(m.Get("content"))))
+		e.Est = clamp32(estimate.Tokens(estimate.ContentChars(m.Get("content"))))
 		fallthrough
 	case "custom":
-		e.Name = o.name(m.GetStringBytes("customType"))
+		e.Name = o.name(m.Get("customType").Str())
 		e.windowID(str(m, "details", "windowId"))
 	case "assistant":
-		e.Name = o.last.model.get(m.GetStringBytes("model"))
-		e.stop = stopCode(m.GetStringBytes("stopReason"))
-		if b := m.GetStringBytes("errorMessage"); len(b) > 0 {
+		e.Name = o.last.model.get(m.Get("model").Str())
+		e.stop = stopCode(m.Get("stopReason").Str())
+		if b := m.Get("errorMessage").Str(); len(b) > 0 {
 			if len(b) > MaxErrorMessage {
 				b = b[:MaxErrorMessage]
 			}
 			e.x().ErrorMessage = string(b)
 		}
-		if u := m.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+		if u := m.Get("usage"); u.Kind() == jsonscan.Object {
 			e.decodeUsage(u, o)
 		}
-		for _, b := range m.GetArray("content") {
-			if string(b.GetStringBytes("type")) != "toolCall" {
+		for b := range m.Get("content").Elems() {
+			if string(b.Get("type").Str()) != "toolCall" {
 				continue
 			}
 			if e.Calls < 1<<16-1 {
 				e.Calls++
 			}
-			name := b.GetStringBytes("name")
+			name := b.Get("name").Str()
 			if o.KeepArgs != nil && !o.KeepArgs[string(name)] {
 				continue
 			}
@@ -318,8 +318,8 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 				continue
 			}
 			c := ToolCall{ID: str(b, "id"), Name: internName(name)}
-			if a := b.Get("arguments"); a != nil {
-				raw := a.MarshalTo(nil)
+			if a := b.Get("arguments"); a.Exists() {
+				raw := a.AppendJSON(nil)
 				if len(raw) <= MaxArgs {
 					c.Args = raw
 				}
@@ -327,8 +327,8 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 			x.ToolCalls = append(x.ToolCalls, c)
 		}
 	case "toolResult":
-		e.Name = internName(m.GetStringBytes("toolName"))
-		if m.GetBool("isError") {
+		e.Name = internName(m.Get("toolName").Str())
+		if m.Get("isError").Bool() {
 			e.flags |= flagIsError
 		}
 	}
@@ -337,7 +337,7 @@ func (e *Entry) decodeMessage(m *fastjson.Value, o *decodeState) {
 // decodeUsage takes a usage Pi can count: every part a whole number from
 // 0 to MaxTokenCount. A part that is not is a problem of the line, and
 // the usage is not taken (the message counts as one without usage).
-func (e *Entry) decodeUsage(u *fastjson.Value, o *decodeState) {
+func (e *Entry) decodeUsage(u jsonscan.Value, o *decodeState) {
 	var parts [5]int64
 	for i, k := range usageKeys {
 		n, ok := o.tokenCount(u.Get(k), usageNames[i])
@@ -368,8 +368,8 @@ const MaxToolCalls = 256
 // MaxArgs bounds the bytes of one tool call's arguments kept.
 const MaxArgs = 64 << 10
 
-func str(v *fastjson.Value, keys ...string) string {
-	b := v.GetStringBytes(keys...)
+func str(v jsonscan.Value, keys ...string) string {
+	b := v.Get(keys...).Str()
 	if len(b) == 0 {
 		return ""
 	}
@@ -387,7 +387,6 @@ type decodeState struct {
 	lastID string
 	line   int
 	file   *File
-	est    estimate.Counter
 }
 
 // id copies an entry's id.
@@ -405,7 +404,7 @@ func (o *decodeState) problem(msg string) {
 
 // count reads an optional token count (absent: 0); an absurd one is a
 // problem and reads as 0.
-func (o *decodeState) count(v *fastjson.Value, key string) int64 {
+func (o *decodeState) count(v jsonscan.Value, key string) int64 {
 	n, _ := o.tokenCount(v.Get(key), key)
 	return n
 }
@@ -414,11 +413,11 @@ func (o *decodeState) count(v *fastjson.Value, key string) int64 {
 // not a whole count from 0 to MaxTokenCount (negative, fractional,
 // 1e308, NaN, an overflowing 1e999), or a value that is not a number, is
 // a problem of the line.
-func (o *decodeState) tokenCount(v *fastjson.Value, what string) (int64, bool) {
-	if v == nil || v.Type() == fastjson.TypeNull {
+func (o *decodeState) tokenCount(v jsonscan.Value, what string) (int64, bool) {
+	if k := v.Kind(); k == jsonscan.None || k == jsonscan.Null {
 		return 0, true
 	}
-	if v.Type() != fastjson.TypeNumber {
+	if v.Kind() != jsonscan.Number {
 		o.problem(fmt.Sprintf("%s is %s, not a token count; ignored", what, shown(v)))
 		return 0, false
 	}
@@ -434,13 +433,14 @@ func (o *decodeState) tokenCount(v *fastjson.Value, what string) (int64, bool) {
 	return int64(f), true
 }
 
-// shown is a value as a problem quotes it, cut to 32 bytes.
-func shown(v *fastjson.Value) string {
-	raw := v.String()
+// shown is a value as a problem quotes it: as the file has it, cut to 32
+// bytes.
+func shown(v jsonscan.Value) string {
+	raw := v.Raw()
 	if len(raw) > 32 {
-		raw = raw[:32] + "…"
+		return string(raw[:32]) + "…"
 	}
-	return raw
+	return string(raw)
 }
 
 // maxNames bounds the custom types a Reader interns.

@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/host/fileio"
+	"github.com/resetpolicy/resetpolicy/host/jsonscan"
 	"github.com/resetpolicy/resetpolicy/host/session"
-	"github.com/valyala/fastjson"
 )
 
 // Default bounds of one file (see the package documentation).
@@ -105,8 +105,7 @@ type File struct {
 type Reader struct {
 	opts Options
 	dec  decodeState
-	p    fastjson.Parser
-	sc   fastjson.Scanner
+	doc  jsonscan.Doc
 	buf  []byte
 	br   *bufio.Reader
 	// entries and byID are reused from file to file, so that reading a
@@ -201,22 +200,22 @@ func (rd *Reader) read(name string) (*File, error) {
 			var rerr error
 			budget := maxResume
 			for {
-				rd.sc.InitBytes(seg)
+				rd.doc.Init(seg)
 				scan := func() (stop bool) {
-					for rd.sc.Next() {
+					for rd.doc.Next() {
 						n++
-						v := rd.sc.Value()
-						if v.Type() != fastjson.TypeObject {
+						v := rd.doc.Value()
+						if v.Kind() != jsonscan.Object {
 							file.problem(file.Lines, "not a JSON object")
 							continue
 						}
 						if !headerSeen {
-							if string(v.GetStringBytes("type")) != session.TypeSession || v.Get("id") == nil || v.Get("id").Type() != fastjson.TypeString {
+							if string(v.Get("type").Str()) != session.TypeSession || v.Get("id").Kind() != jsonscan.String {
 								result, rerr = nil, fmt.Errorf("%s: %w", name, ErrNotSession)
 								return true
 							}
 							headerSeen = true
-							if ver := v.GetInt("version"); ver > 0 {
+							if ver := v.Get("version").Int(); ver > 0 {
 								file.Version = ver
 							}
 							file.SessionID = str(v, "id")
@@ -224,7 +223,7 @@ func (rd *Reader) read(name string) (*File, error) {
 							file.ParentSession = str(v, "parentSession")
 							continue
 						}
-						if string(v.GetStringBytes("type")) == session.TypeSession {
+						if string(v.Get("type").Str()) == session.TypeSession {
 							// Pi keeps a second header in its entry list; it is
 							// not part of the tree.
 							file.problem(file.Lines, "a second session header; ignored")
@@ -247,11 +246,11 @@ func (rd *Reader) read(name string) (*File, error) {
 							file.Skipped[e.Type]++
 						}
 						if file.Version < 2 && e.Type == session.TypeCompaction {
-							if k := v.Get("firstKeptEntryIndex"); k != nil && k.Type() == fastjson.TypeNumber {
+							if k := v.Get("firstKeptEntryIndex"); k.Kind() == jsonscan.Number {
 								if keptIndex == nil {
 									keptIndex = map[int]int64{}
 								}
-								keptIndex[file.n-1] = k.GetInt64()
+								keptIndex[file.n-1] = int64(k.Int())
 							}
 						}
 					}
@@ -260,7 +259,7 @@ func (rd *Reader) read(name string) (*File, error) {
 				if done = scan(); done {
 					break
 				}
-				err := rd.sc.Error()
+				err := rd.doc.Err()
 				if err == nil {
 					break
 				}
@@ -315,17 +314,17 @@ const maxResume = 16
 // end of the line, so it is passed over. Each try costs one scan of the
 // rest of the line, and a line gets maxResume tries in all.
 func resume(seg []byte, budget *int) ([]byte, bool) {
-	var sc fastjson.Scanner
+	var sc jsonscan.Doc
 	for i := 1; *budget > 0; *budget-- {
 		j := bytes.Index(seg[i:], []byte(`{"type":`))
 		if j < 0 {
 			return nil, false
 		}
 		cand := seg[i+j:]
-		sc.InitBytes(cand)
+		sc.Init(cand)
 		for sc.Next() {
 		}
-		if sc.Error() == nil {
+		if sc.Err() == nil {
 			return cand, true
 		}
 		i += j + 1

@@ -1,12 +1,12 @@
 package sim
 
 import (
-	piestimate "github.com/resetpolicy/resetpolicy/host/estimate"
-	"github.com/valyala/fastjson"
 	"math"
 	"strconv"
 
 	"github.com/resetpolicy/resetpolicy/engine"
+	piestimate "github.com/resetpolicy/resetpolicy/host/estimate"
+	"github.com/resetpolicy/resetpolicy/host/jsonscan"
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
@@ -156,10 +156,10 @@ func (h *host) tokensOf(path []*session.Entry) int64 {
 // estimate is Pi's estimateTokens summed over the messages
 // (host/estimate, the estimator the replay shares).
 func estimate(msgs session.Context) int64 {
-	var p fastjson.Parser
+	var d jsonscan.Doc
 	var n int64
 	for _, m := range msgs {
-		n += piestimate.Raw(&p, m.Message)
+		n += piestimate.Raw(&d, m.Message)
 	}
 	return n
 }

@@ -1,0 +1,34 @@
+// Package jsonscan reads the JSON of a session file's line into a flat
+// table of values, in one pass, and measures every string as it goes: the
+// JavaScript length (UTF-16 units) of the text the string decodes to,
+// which is what Pi's token estimate counts.
+//
+// # What it owns
+//
+//   - The parse: a Doc reads the JSON values of one text in turn (Next),
+//     or exactly one (Parse). It accepts what github.com/valyala/fastjson,
+//     the tokenizer the rest of the project uses, accepts, and fails where
+//     it fails, with its error messages (FuzzAgreesWithFastjson holds the
+//     two together): strings are not checked for control characters or
+//     unknown escapes, numbers are taken as fastjson scans them, nesting
+//     is bounded at MaxDepth.
+//   - The values: a Value is a place in its Doc's table, read by key, by
+//     member and by element; strings decode as fastjson decodes them
+//     (Str), and a Value writes itself back as compact JSON (AppendJSON).
+//   - The length of a string literal's body (EscapedLen), which the parse
+//     computes for every string while it looks for the string's end, eight
+//     bytes at a time, escapes included.
+//
+// Why it exists: most of a session file's bytes are the text of tool
+// results, read only to be measured. fastjson finds where each string ends
+// and the estimate then read it again to measure it; a Doc does both in
+// the same pass, and keeps its table in one reused slice instead of a tree
+// of values.
+//
+// # What it must not do
+//
+// It keeps no state between texts but its buffers, copies no text (a Doc
+// reads the caller's bytes in place: they must not change while its values
+// are read), and never panics on any input; its cost is linear in the text
+// and its memory is bounded by the text's length.
+package jsonscan

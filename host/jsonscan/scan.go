@@ -1,0 +1,338 @@
+package jsonscan
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind is the JSON type of a Value. The zero Kind is a value that is not
+// there (a missing key, an element past the end).
+type Kind uint8
+
+// The kinds.
+const (
+	None Kind = iota
+	Null
+	Object
+	Array
+	String
+	Number
+	True
+	False
+)
+
+func (k Kind) String() string {
+	return [...]string{"none", "null", "object", "array", "string", "number", "true", "false"}[k]
+}
+
+// MaxDepth bounds the nesting of objects and arrays, as fastjson's own
+// bound does.
+const MaxDepth = 300
+
+// node is one value of a Doc's table. The table is in document order: a
+// container is followed by its elements (an object by key, value, key,
+// value…), each with everything inside it, and next is the index just
+// past a node and all it holds, so a reader steps over a member in one
+// move.
+type node struct {
+	// start and end: a string's body, without its quotes; any other
+	// value's text, brackets included.
+	start, end int32
+	next       int32
+	// jslen is a string's length as JavaScript measures what it decodes
+	// to (see EscapedLen).
+	jslen int32
+	// dstart and dend: an escaped string's decoded text in the Doc's
+	// buffer, once decoded (dec).
+	dstart, dend int32
+	kind         Kind
+	// esc: a string with a backslash in it (Str decodes it); an object
+	// with such a key.
+	esc, dec bool
+}
+
+// Doc reads JSON texts, reusing its table from one value to the next. It
+// is not safe for concurrent use.
+type Doc struct {
+	src   []byte
+	pos   int
+	nodes []node
+	err   error
+	// dec holds the decoded text of escaped strings and keys.
+	dec []byte
+}
+
+// Init starts reading the JSON values of b, in place: b must not change
+// while the Doc's values are read.
+func (d *Doc) Init(b []byte) {
+	d.src, d.pos, d.err = b, 0, nil
+	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
+}
+
+var errEnd = errors.New("end of text")
+
+// Next reads the next value of the text (after whitespace), reporting
+// false at the end of the text or at an error (Err tells which). The
+// values of the previous Next are no longer valid.
+func (d *Doc) Next() bool {
+	if d.err != nil {
+		return false
+	}
+	d.pos = skipWS(d.src, d.pos)
+	if d.pos == len(d.src) {
+		d.err = errEnd
+		return false
+	}
+	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
+	end, err := d.value(d.pos, 0)
+	if err != nil {
+		d.err = err
+		return false
+	}
+	d.pos = end
+	return true
+}
+
+// Value is the value Next read last.
+func (d *Doc) Value() Value {
+	if len(d.nodes) == 0 {
+		return Value{}
+	}
+	return Value{d, 0}
+}
+
+// Err is the error that stopped Next (nil at the end of the text).
+func (d *Doc) Err() error {
+	if d.err == errEnd {
+		return nil
+	}
+	return d.err
+}
+
+// Parse reads b as exactly one JSON value (whitespace around it allowed),
+// as fastjson's Parser.Parse does.
+func (d *Doc) Parse(b []byte) (Value, error) {
+	d.Init(b)
+	d.pos = skipWS(b, 0)
+	end, err := d.value(d.pos, 0)
+	if err != nil {
+		d.err = err
+		return Value{}, fmt.Errorf("cannot parse JSON: %s", err)
+	}
+	if end = skipWS(b, end); end < len(b) {
+		return Value{}, fmt.Errorf("unexpected tail: %s", quoteTail(b[end:]))
+	}
+	return Value{d, 0}, nil
+}
+
+// maxQuoted bounds the text an error quotes: fastjson quotes the whole
+// rest of its input, which on a session file's line can be megabytes,
+// kept in every problem reported.
+const maxQuoted = 32
+
+func quoteTail(b []byte) string {
+	if len(b) > maxQuoted {
+		return strconv.Quote(string(b[:maxQuoted])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+func skipWS(s []byte, i int) int {
+	for i < len(s) && s[i] <= 0x20 {
+		switch s[i] {
+		case ' ', '\n', '\t', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func (d *Doc) push(k Kind, start int) int {
+	d.nodes = append(d.nodes, node{kind: k, start: int32(start)})
+	return len(d.nodes) - 1
+}
+
+// value reads the value at s[i:] and returns where it ends. The error
+// texts are fastjson's, so a line reported as not JSON reads the same
+// whichever reader met it.
+func (d *Doc) value(i, depth int) (int, error) {
+	s := d.src
+	if i >= len(s) {
+		return i, errors.New("cannot parse empty string")
+	}
+	depth++
+	if depth > MaxDepth {
+		return i, fmt.Errorf("too big depth for the nested JSON; it exceeds %d", MaxDepth)
+	}
+	switch c := s[i]; c {
+	case '{':
+		end, err := d.object(i, depth)
+		if err != nil {
+			return end, fmt.Errorf("cannot parse object: %s", err)
+		}
+		return end, nil
+	case '[':
+		end, err := d.array(i, depth)
+		if err != nil {
+			return end, fmt.Errorf("cannot parse array: %s", err)
+		}
+		return end, nil
+	case '"':
+		k := d.push(String, i+1)
+		end, n, esc, ok := scanString(s, i+1)
+		if !ok {
+			return len(s), errors.New(`cannot parse string: missing closing '"'`)
+		}
+		nd := &d.nodes[k]
+		nd.end, nd.next, nd.jslen, nd.esc = int32(end), int32(k+1), clamp32(n), esc
+		return end + 1, nil
+	case 't', 'f', 'n':
+		lit, kind := "true", True
+		if c == 'f' {
+			lit, kind = "false", False
+		} else if c == 'n' {
+			lit, kind = "null", Null
+		}
+		if len(s)-i < len(lit) || string(s[i:i+len(lit)]) != lit {
+			if c == 'n' && len(s)-i >= 3 && strings.EqualFold(string(s[i:i+3]), "nan") {
+				d.leaf(Number, i, i+3)
+				return i + 3, nil
+			}
+			return i, fmt.Errorf("unexpected value found: %s", quoteTail(s[i:]))
+		}
+		d.leaf(kind, i, i+len(lit))
+		return i + len(lit), nil
+	}
+	end, err := rawNumber(s, i)
+	if err != nil {
+		return end, fmt.Errorf("cannot parse number: %s", err)
+	}
+	d.leaf(Number, i, end)
+	return end, nil
+}
+
+func (d *Doc) leaf(k Kind, start, end int) {
+	d.nodes = append(d.nodes, node{kind: k, start: int32(start), end: int32(end), next: int32(len(d.nodes) + 1)})
+}
+
+func (d *Doc) close(k, end int) int {
+	nd := &d.nodes[k]
+	nd.end, nd.next = int32(end), int32(len(d.nodes))
+	return end
+}
+
+func (d *Doc) array(i, depth int) (int, error) {
+	s := d.src
+	k := d.push(Array, i)
+	i = skipWS(s, i+1)
+	if i == len(s) {
+		return i, errors.New("missing ']'")
+	}
+	if s[i] == ']' {
+		return d.close(k, i+1), nil
+	}
+	for {
+		i = skipWS(s, i)
+		end, err := d.value(i, depth)
+		if err != nil {
+			return end, fmt.Errorf("cannot parse array value: %s", err)
+		}
+		i = skipWS(s, end)
+		if i == len(s) {
+			return i, errors.New("unexpected end of array")
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case ']':
+			return d.close(k, i+1), nil
+		default:
+			return i, errors.New("missing ',' after array value")
+		}
+	}
+}
+
+func (d *Doc) object(i, depth int) (int, error) {
+	s := d.src
+	k := d.push(Object, i)
+	i = skipWS(s, i+1)
+	if i == len(s) {
+		return i, errors.New("missing '}'")
+	}
+	if s[i] == '}' {
+		return d.close(k, i+1), nil
+	}
+	for {
+		i = skipWS(s, i)
+		if i == len(s) || s[i] != '"' {
+			return i, errors.New(`cannot find opening '"" for object key`)
+		}
+		key := d.push(String, i+1)
+		end, esc, ok := scanKey(s, i+1)
+		if !ok {
+			return len(s), errors.New(`cannot parse object key: missing closing '"'`)
+		}
+		nd := &d.nodes[key]
+		nd.end, nd.next, nd.esc = int32(end), int32(key+1), esc
+		if esc {
+			d.nodes[k].esc = true
+		}
+		i = skipWS(s, end+1)
+		if i == len(s) || s[i] != ':' {
+			return i, errors.New("missing ':' after object key")
+		}
+		i = skipWS(s, i+1)
+		end, err := d.value(i, depth)
+		if err != nil {
+			return end, fmt.Errorf("cannot parse object value: %s", err)
+		}
+		i = skipWS(s, end)
+		if i == len(s) {
+			return i, errors.New("unexpected end of object")
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case '}':
+			return d.close(k, i+1), nil
+		default:
+			return i, errors.New("missing ',' after object value")
+		}
+	}
+}
+
+// rawNumber finds the end of the number at s[i:] as fastjson scans one:
+// a run of digits, signs, points and exponents, or inf and nan in any
+// case, with or without a sign (fastjson's readers parse the text later).
+func rawNumber(s []byte, i int) (int, error) {
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		if c >= '0' && c <= '9' || c == '.' || c == '-' || c == 'e' || c == 'E' || c == '+' {
+			continue
+		}
+		if j == i || j == i+1 && (s[i] == '-' || s[i] == '+') {
+			if len(s)-j >= 3 {
+				if w := string(s[j : j+3]); strings.EqualFold(w, "inf") || strings.EqualFold(w, "nan") {
+					return j + 3, nil
+				}
+			}
+			return i, fmt.Errorf("unexpected char: %s", quoteTail(s[i:i+1]))
+		}
+		return j, nil
+	}
+	return len(s), nil
+}
+
+func clamp32(n int64) int32 {
+	if n > 1<<31-1 {
+		return 1<<31 - 1
+	}
+	if n < -1<<31 {
+		return -1 << 31
+	}
+	return int32(n)
+}

@@ -1,0 +1,105 @@
+package jsonscan
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/rand"
+	"strings"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// TextLen is the UTF-16 length of valid UTF-8 text, on either side of the
+// eight-byte steps.
+func TestTextLen(t *testing.T) {
+	for _, s := range []string{"", "a", "déjà vu", "日本語のテキスト", "😀", "a😀b", strings.Repeat("x", 17) + "é😀" + strings.Repeat("y", 9),
+		strings.Repeat("€", 11), strings.Repeat("𝄞a", 7)} {
+		want := int64(len(utf16.Encode([]rune(s))))
+		if got := TextLen([]byte(s)); got != want {
+			t.Errorf("TextLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// EscapedLen measures a string from its JSON text: each escape one
+// UTF-16 unit, a surrogate pair's two escapes two.
+func TestEscapedLen(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`: "plain", `a\nb\tc`: "a\nb\tc", `q\"q\\`: `q"q\`, `\u00e9t\u00e9`: "été", `\ud83d\ude00!`: "😀!", `déjà`: "déjà", `x\/y`: "x/y",
+	} {
+		if got, w := EscapedLen([]byte(in)), int64(len(utf16.Encode([]rune(want)))); got != w {
+			t.Errorf("EscapedLen(%s) = %d, want %d", in, got, w)
+		}
+	}
+}
+
+// TestEscapedLenAtEveryOffset: EscapedLen of encoding/json's literal is
+// the text's UTF-16 length for text mixing ASCII, characters that are
+// escaped (quotes, backslashes, control characters, <, >, &, U+2028),
+// two-, three- and four-byte characters, so that escapes and multi-byte
+// characters fall at every offset of the eight bytes read at a time.
+func TestEscapedLenAtEveryOffset(t *testing.T) {
+	pieces := []string{"a", "b", " ", "\"", "\\", "\n", "\t", "\x01", "<", "&", "\u2028", "é", "ж", "日", "😀", "/"}
+	r := rand.New(rand.NewSource(11))
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		for range r.Intn(40) {
+			sb.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		s := sb.String()
+		lit, _ := json.Marshal(s)
+		if got, want := EscapedLen(lit[1:len(lit)-1]), int64(len(utf16.Encode([]rune(s)))); got != want {
+			t.Fatalf("EscapedLen(%s) = %d, want %d", lit, got, want)
+		}
+	}
+}
+
+// FuzzLengths: for valid UTF-8 text, TextLen is its UTF-16 length, and
+// so are EscapedLen of its JSON string literal (escaped as encoding/json
+// escapes it) and the length a Doc measures while it reads the literal.
+//
+//	go test ./host/jsonscan -run XXX -fuzz FuzzLengths -fuzztime 60s
+func FuzzLengths(f *testing.F) {
+	for _, s := range []string{"", "plain", "déjà 😀", "a\"b\\c\n\t\u2028<&>", "日本語", `\\\\\"x"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		want := int64(len(utf16.Encode([]rune(s))))
+		if got := TextLen([]byte(s)); got != want {
+			t.Fatalf("TextLen(%q) = %d, want %d", s, got, want)
+		}
+		lit, _ := json.Marshal(s)
+		if got := EscapedLen(lit[1 : len(lit)-1]); got != want {
+			t.Fatalf("EscapedLen(%s) = %d, want %d", lit, got, want)
+		}
+		var d Doc
+		v, err := d.Parse(lit)
+		if err != nil || v.JSLen() != want || string(v.Str()) != s {
+			t.Fatalf("Doc reads %s as %q, %d (%v), want %q, %d", lit, v.Str(), v.JSLen(), err, s, want)
+		}
+	})
+}
+
+// TestWideIsPerByte holds the eight-byte count to the count of one byte
+// at a time, for any bytes, valid UTF-8 or not (a byte above 0xF7 leads
+// no character, and counts one).
+func TestWideIsPerByte(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var b [8]byte
+	for n := 0; n < 100000; n++ {
+		for i := range b {
+			b[i] = byte(r.Intn(256))
+		}
+		var want int64
+		for _, c := range b {
+			want += wideByte(c)
+		}
+		if got := wide(binary.LittleEndian.Uint64(b[:])); got != want {
+			t.Fatalf("wide(% x) = %d, want %d", b, got, want)
+		}
+	}
+}
