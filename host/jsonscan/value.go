@@ -54,7 +54,9 @@ func (v Value) member(key string) Value {
 		return Value{}
 	}
 	for k := v.i + 1; k < o.next; k = nd[k+1].next {
-		if string(v.d.src[nd[k].start:nd[k].end]) == key {
+		// The length first, from the table: most keys differ in it, and
+		// the text is then not touched.
+		if kn := &nd[k]; int(kn.end-kn.start) == len(key) && string(v.d.src[kn.start:kn.end]) == key {
 			return Value{v.d, k + 1}
 		}
 	}
