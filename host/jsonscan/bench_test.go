@@ -2,8 +2,10 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/fastjson"
 )
@@ -18,36 +20,54 @@ func toolResultLine() []byte {
 
 // BenchmarkToolResult compares the two ways to the length of a tool
 // result's text: fastjson's scan, then EscapedLen of the text as
-// written; and one Doc pass.
+// written; and one Doc pass. The two alternate in blocks of 50 lines,
+// and the benchmark reports the median ratio of their times and each
+// one's speed.
 //
-//	go test ./host/jsonscan -run '^$' -bench ToolResult -count 5
+//	go test ./host/jsonscan -run '^$' -bench ToolResult -benchtime 200x -count 5
 func BenchmarkToolResult(b *testing.B) {
 	line := toolResultLine()
-	b.Run("fastjson+EscapedLen", func(b *testing.B) {
-		var sc fastjson.Scanner
-		var buf []byte
-		b.SetBytes(int64(len(line)))
-		for b.Loop() {
-			sc.InitBytes(line)
-			sc.Next()
-			v := sc.Value().Get("message", "content").GetArray()[0].Get("text")
-			buf = v.MarshalTo(buf[:0])
-			if EscapedLen(buf[1:len(buf)-1]) == 0 {
+	var sc fastjson.Scanner
+	var buf []byte
+	viaFastjson := func() {
+		sc.InitBytes(line)
+		sc.Next()
+		v := sc.Value().Get("message", "content").GetArray()[0].Get("text")
+		buf = v.MarshalTo(buf[:0])
+		if EscapedLen(buf[1:len(buf)-1]) == 0 {
+			b.Fatal("no text")
+		}
+	}
+	var d Doc
+	viaDoc := func() {
+		d.Init(line)
+		d.Next()
+		for c := range d.Value().Get("message", "content").Elems() {
+			if c.Get("text").JSLen() == 0 {
 				b.Fatal("no text")
 			}
 		}
-	})
-	b.Run("doc", func(b *testing.B) {
-		var d Doc
-		b.SetBytes(int64(len(line)))
-		for b.Loop() {
-			d.Init(line)
-			d.Next()
-			for c := range d.Value().Get("message", "content").Elems() {
-				if c.Get("text").JSLen() == 0 {
-					b.Fatal("no text")
-				}
-			}
+	}
+	const block = 50
+	timed := func(f func()) time.Duration {
+		t := time.Now()
+		for range block {
+			f()
 		}
-	})
+		return time.Since(t)
+	}
+	var ratios []float64
+	var tf, td time.Duration
+	for b.Loop() {
+		f, g := timed(viaFastjson), timed(viaDoc)
+		tf, td = tf+f, td+g
+		ratios = append(ratios, float64(g)/float64(f))
+	}
+	sort.Float64s(ratios)
+	mb := func(t time.Duration) float64 {
+		return float64(len(line)) * block * float64(len(ratios)) / t.Seconds() / 1e6
+	}
+	b.ReportMetric(ratios[len(ratios)/2], "doc/fastjson")
+	b.ReportMetric(mb(tf), "MB/s-fastjson")
+	b.ReportMetric(mb(td), "MB/s-doc")
 }

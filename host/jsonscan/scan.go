@@ -111,8 +111,9 @@ func (d *Doc) Err() error {
 	return d.err
 }
 
-// Parse reads b as exactly one JSON value (whitespace around it allowed),
-// as fastjson's Parser.Parse does.
+// Parse reads b as exactly one JSON value, whitespace around it allowed:
+// it accepts what fastjson's Parser.Parse accepts (its error texts are
+// Next's, without the rest of the text fastjson adds to them).
 func (d *Doc) Parse(b []byte) (Value, error) {
 	d.Init(b)
 	d.pos = skipWS(b, 0)

@@ -34,7 +34,8 @@ func (v Value) Exists() bool { return v.d != nil }
 // Get follows keys through objects, as fastjson's Value.Get does: the
 // first member whose key is written as the key, or else the first whose
 // key decodes to it. No value, or a step that is not an object, is the
-// zero Value.
+// zero Value (fastjson also takes a key as an index into an array; the
+// session reader never asks that).
 func (v Value) Get(keys ...string) Value {
 	for _, k := range keys {
 		if v = v.member(k); v.d == nil {
