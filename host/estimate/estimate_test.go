@@ -49,10 +49,12 @@ func TestMessage(t *testing.T) {
 		`{"role":"toolResult","content":[{"type":"text","text":"abcd"}],"details":{"output":"abcd"}}`:                                                                   1,
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"abcd"},{"type":"text","text":"ab"},{"type":"toolCall","name":"read","arguments":{"path":"a"}}]}`: (4 + 2 + 4 + 12 + 3) / 4,
 		`{"role":"system","content":"ab","sections":{"x":"cd","y":""},"toolsAdded":[{"name":"r"}]}`:                                                                     (2 + 2 + 14 + 3) / 4,
-		`{"role":"bashExecution","command":"ls","output":"a b"}`:                                                                                                        2,
-		`{"role":"compactionSummary","summary":"abcdefghi"}`:                                                                                                            3,
-		`{"role":"custom","content":"abcd"}`:                                                                                                                            1,
-		`{"role":"other","content":"abcd"}`:                                                                                                                             0,
+		// A section counts its decoded text in UTF-16 units (é one, \n one).
+		`{"role":"system","content":"","sections":{"x":"\u00e9\n\u00e9\n\u00e9\n"}}`: (6 + 3) / 4,
+		`{"role":"bashExecution","command":"ls","output":"a b"}`:                     2,
+		`{"role":"compactionSummary","summary":"abcdefghi"}`:                         3,
+		`{"role":"custom","content":"abcd"}`:                                         1,
+		`{"role":"other","content":"abcd"}`:                                          0,
 	} {
 		var d jsonscan.Doc
 		v, err := d.Parse([]byte(in))

@@ -33,6 +33,9 @@ func agree(text []byte) error {
 			return fmt.Errorf("value %d: fastjson reads one: %v, the Doc: %v (fastjson %v, Doc %v)", k, a, b, sc.Error(), d.Err())
 		}
 		if !a {
+			if d.Value().Exists() {
+				return fmt.Errorf("value %d: the Doc still has a value after Next reported false", k)
+			}
 			ea, eb := sc.Error(), d.Err()
 			if (ea == nil) != (eb == nil) {
 				return fmt.Errorf("value %d: errors %v and %v", k, ea, eb)

@@ -95,9 +95,10 @@ func (d *Doc) Next() bool {
 	return true
 }
 
-// Value is the value Next read last.
+// Value is the value Next read last (the zero Value when Next reported
+// false: a value it failed to read is not half there).
 func (d *Doc) Value() Value {
-	if len(d.nodes) == 0 {
+	if d.err != nil || len(d.nodes) == 0 {
 		return Value{}
 	}
 	return Value{d, 0}

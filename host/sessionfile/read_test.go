@@ -298,7 +298,7 @@ func TestTokenCounts(t *testing.T) {
 		ok    bool
 	}{
 		{"0", true}, {"2147483647", true}, {"2147483648", false}, {"-1", false}, {"1.5", false},
-		{"1e308", false}, {"1e999", false}, {`"12"`, false}, {"1e3", true},
+		{"1e308", false}, {"1e999", false}, {`"12"`, false}, {"1e3", true}, {"null", true}, {`{ "n" : 1 }`, false},
 	} {
 		src := `{"type":"session","id":"s"}` + "\n" +
 			`{"type":"message","id":"a","message":{"role":"assistant","content":[],"stopReason":"stop","usage":{"input":` + tc.input + `,"output":1}}}`
@@ -310,7 +310,8 @@ func TestTokenCounts(t *testing.T) {
 		if e.HasUsage() != tc.ok || (len(f.Problems) == 0) != tc.ok {
 			t.Errorf("input %s: usage taken %v, problems %v", tc.input, e.HasUsage(), f.Problems)
 		}
-		if !tc.ok && (f.Problems[0].Line != 2 || !strings.Contains(f.Problems[0].Msg, "usage.input")) {
+		// The problem quotes the value as the file has it.
+		if !tc.ok && (f.Problems[0].Line != 2 || !strings.Contains(f.Problems[0].Msg, "usage.input") || !strings.Contains(f.Problems[0].Msg, tc.input)) {
 			t.Errorf("input %s: problem %v", tc.input, f.Problems[0])
 		}
 	}
@@ -332,5 +333,27 @@ func TestNoHeaderIsRefusedEarly(t *testing.T) {
 	f, err := sessionfile.NewReader(sessionfile.Options{}).Read(strings.NewReader(few), "few.jsonl")
 	if err != nil || f.SessionID != "s1" {
 		t.Fatalf("a header after %d junk lines: %v", sessionfile.MaxLinesBeforeHeader-2, err)
+	}
+}
+
+// A kept tool call's arguments are compact JSON of what the file holds:
+// spacing dropped, strings and keys decoded and written again, numbers as
+// written; calls of tools not asked for are counted, not kept.
+func TestToolCallArguments(t *testing.T) {
+	src := `{"type":"session","id":"s"}` + "\n" +
+		`{"type":"message","id":"a","message":{"role":"assistant","stopReason":"toolUse","content":[` +
+		`{"type":"toolCall","id":"t1","name":"read","arguments":{ "path" : "a\u00e9\/b", "n": 1.50, "l" : [ true, null ] }},` +
+		`{"type":"toolCall","id":"t2","name":"bash","arguments":{"command":"ls"}}]}}`
+	f, err := sessionfile.NewReader(sessionfile.Options{KeepArgs: map[string]bool{"read": true}}).Read(strings.NewReader(src), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.At(0)
+	calls := e.Extra().ToolCalls
+	if e.Calls != 2 || len(calls) != 1 || calls[0].ID != "t1" || calls[0].Name != "read" {
+		t.Fatalf("calls %d, kept %+v", e.Calls, calls)
+	}
+	if got, want := string(calls[0].Args), `{"path":"aé/b","n":1.50,"l":[true,null]}`; got != want {
+		t.Errorf("arguments %s, want %s", got, want)
 	}
 }
