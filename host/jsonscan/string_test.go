@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // TextLen is the UTF-16 length of valid UTF-8 text, on either side of the
@@ -100,6 +101,23 @@ func TestWideIsPerByte(t *testing.T) {
 		}
 		if got := wide(binary.LittleEndian.Uint64(b[:])); got != want {
 			t.Fatalf("wide(% x) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// TestTableBound holds the package's memory bound: a value's entry in the
+// table is 28 bytes, and a text of n bytes makes at most n/2+1 of them.
+func TestTableBound(t *testing.T) {
+	if s := unsafe.Sizeof(node{}); s > 28 {
+		t.Errorf("a table entry is %d bytes, the bound is 28", s)
+	}
+	for _, text := range []string{`[1,1,1,1,1,1,1,1]`, `{"":1,"":2,"":[]}`, `[[[[[[[[]]]]]]]]`, `[{},{},{}]`, `1`} {
+		var d Doc
+		if _, err := d.Parse([]byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.nodes) > len(text)/2+1 {
+			t.Errorf("%s: %d entries for %d bytes", text, len(d.nodes), len(text))
 		}
 	}
 }
