@@ -243,6 +243,9 @@ func (d *Doc) array(i, depth int) (int, error) {
 		if err != nil {
 			return end, fmt.Errorf("cannot parse array value: %s", err)
 		}
+		// What follows a member is read in place here and in object: as
+		// a shared function, its call cost 1.4% of a replay's
+		// instructions (callgrind, six sessions of the realistic corpus).
 		i = skipWS(s, end)
 		if i == len(s) {
 			return i, errors.New("unexpected end of array")
