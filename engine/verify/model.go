@@ -3,10 +3,10 @@ package verify
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -61,7 +61,20 @@ type shape struct {
 	exact []string
 }
 
-var windowID = regexp.MustCompile(`^w[0-9]+$`)
+// isWindowID reports a window id as the engine makes them: w and a
+// number (what `^w[0-9]+$` matches, without a regular expression compiled
+// at every start of the binary).
+func isWindowID(s string) bool {
+	if len(s) < 2 || s[0] != 'w' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // isTimeSlot: a slot declared `type = time` (held as an int) or assigned
 // from the clock.
@@ -114,7 +127,7 @@ func (m *model) key(n *node) string {
 			switch {
 			case v.Str == win:
 				b.WriteString("W")
-			case windowID.MatchString(v.Str):
+			case isWindowID(v.Str):
 				r, ok := old[v.Str]
 				if !ok {
 					r = len(old) + 1
@@ -313,14 +326,14 @@ func (m *model) interesting(def *contract.Event, read []string, facts map[string
 			x, _ := toFloat(v)
 			return x
 		}
-		x, _ := toFloat(defaults[def.Name][f])
+		x, _ := toFloat(defaults()[def.Name][f])
 		return x
 	}
 	for _, f := range read {
 		if m.dom.idFacts[f] || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
 			continue
 		}
-		if _, isNum := toFloat(defaults[def.Name][f]); !isNum {
+		if _, isNum := toFloat(defaults()[def.Name][f]); !isNum {
 			continue
 		}
 		if !m.dom.interesting(f, value(f), value, n.vals) {
@@ -378,8 +391,9 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 	return instance{ev: ev, facts: facts, frame: ev.Facts()}, nil
 }
 
-// defaults holds each event's facts' contract defaults.
-var defaults = func() map[string]map[string]any {
+// defaults holds each event's facts' contract defaults, made when verify
+// first needs them: every start of the binary would otherwise build them.
+var defaults = sync.OnceValue(func() map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, e := range contract.Events {
 		m := map[string]any{}
@@ -393,12 +407,12 @@ var defaults = func() map[string]map[string]any {
 		out[e.Name] = m
 	}
 	return out
-}()
+})
 
 // isDefault: facts at their contract default are left out of an event, as
 // a host may leave them out.
 func isDefault(def *contract.Event, name string, v any) bool {
-	d, ok := defaults[def.Name][name]
+	d, ok := defaults()[def.Name][name]
 	if !ok {
 		return false
 	}
