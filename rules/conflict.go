@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 )
 
-var paramRef = regexp.MustCompile(`\bparam\.([A-Za-z_][A-Za-z0-9_]*)`)
+// paramRef finds the params a condition reads; compiled when a validation
+// first fails, not at every start of the binary.
+var paramRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bparam\.([A-Za-z_][A-Za-z0-9_]*)`) })
 
 // conflict blames a failed validation of a param left at its default on
 // the overrides of the params its condition reads: the user changed those,
@@ -17,7 +20,7 @@ var paramRef = regexp.MustCompile(`\bparam\.([A-Za-z_][A-Za-z0-9_]*)`)
 // no param the condition reads was overridden.
 func (p *Policy) conflict(x *Param, v *Validation) *hcl.Diagnostic {
 	var changed []*Param
-	for _, m := range paramRef.FindAllStringSubmatch(v.Condition, -1) {
+	for _, m := range paramRef().FindAllStringSubmatch(v.Condition, -1) {
 		other, ok := p.Param(m[1])
 		if ok && other != x && other.Origin != "default" && !containsParam(changed, other) {
 			changed = append(changed, other)

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
 
-var paramName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+// paramName is what a param's name may be; compiled when a param is
+// first saved, not at every start of the binary.
+var paramName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]*$`) })
 
 // SaveParam persists a param value in the project config file
 // (.pi/resetpolicy.yaml below projectDir), creating it when needed. Other
@@ -55,7 +58,7 @@ func editParams(projectDir, name string, edit func(params *yaml.Node) error) (st
 	if projectDir == "" {
 		return "", errors.New("no project directory")
 	}
-	if !paramName.MatchString(name) {
+	if !paramName().MatchString(name) {
 		return "", fmt.Errorf("%q is not a param name", name)
 	}
 	path := filepath.Join(projectDir, ProjectConfigFile)
