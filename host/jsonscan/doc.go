@@ -33,5 +33,6 @@
 // (a \u escape reads its string twice, a lookup by key walks its object's
 // members), and its memory is at most 28 bytes of table for every two
 // bytes of text (a value takes at least one byte and its comma another)
-// and the decoded text of the strings read.
+// and the decoded text of the strings read. A text over MaxText (2 GiB) is
+// refused, not read.
 package jsonscan

@@ -42,7 +42,7 @@ type node struct {
 	start, end int32
 	next       int32
 	// jslen is a string's length as JavaScript measures what it decodes
-	// to (see EscapedLen).
+	// to (see EscapedLen): at most the text's length, so within MaxText.
 	jslen int32
 	// dstart and dend: an escaped string's decoded text in the Doc's
 	// buffer, once decoded (dec).
@@ -65,11 +65,22 @@ type Doc struct {
 }
 
 // Init starts reading the JSON values of b, in place: b must not change
-// while the Doc's values are read.
+// while the Doc's values are read. A text longer than MaxText is not read:
+// Next reports false and Err says why.
 func (d *Doc) Init(b []byte) {
 	d.src, d.pos, d.err = b, 0, nil
 	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
+	if len(b) > maxText {
+		d.err = fmt.Errorf("a JSON text of %d bytes is over the %d a Doc reads", len(b), maxText)
+	}
 }
+
+// MaxText bounds the text a Doc reads: its table holds offsets as 32-bit
+// numbers.
+const MaxText = 1<<31 - 1
+
+// maxText is MaxText, lowered by a test.
+var maxText = MaxText
 
 var errEnd = errors.New("end of text")
 
@@ -116,7 +127,9 @@ func (d *Doc) Err() error {
 // it accepts what fastjson's Parser.Parse accepts (its error texts are
 // Next's, without the rest of the text fastjson adds to them).
 func (d *Doc) Parse(b []byte) (Value, error) {
-	d.Init(b)
+	if d.Init(b); d.err != nil {
+		return Value{}, d.err
+	}
 	d.pos = skipWS(b, 0)
 	end, err := d.value(d.pos, 0)
 	if err != nil {

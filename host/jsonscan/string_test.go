@@ -121,3 +121,21 @@ func TestTableBound(t *testing.T) {
 		}
 	}
 }
+
+// TestTextBound: a text over MaxText is refused, not read with offsets
+// that wrap.
+func TestTextBound(t *testing.T) {
+	defer func(m int) { maxText = m }(maxText)
+	maxText = 10
+	var d Doc
+	d.Init([]byte(`["abcdefgh"]`))
+	if d.Next() || d.Err() == nil || !strings.Contains(d.Err().Error(), "over the 10") {
+		t.Fatalf("a 12-byte text over a 10-byte bound: next, error %v", d.Err())
+	}
+	if _, err := d.Parse([]byte(`"abcdefghij"`)); err == nil {
+		t.Fatal("Parse read a text over the bound")
+	}
+	if _, err := d.Parse([]byte(`"abcdefgh"`)); err != nil {
+		t.Fatalf("a text of the bound: %v", err)
+	}
+}
