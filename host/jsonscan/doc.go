@@ -9,7 +9,8 @@
 //     or exactly one (Parse). It accepts what github.com/valyala/fastjson,
 //     the tokenizer the rest of the project uses, accepts, and fails where
 //     it fails, with its error messages, the text they quote cut to 32
-//     bytes (FuzzAgreesWithFastjson holds the two together): strings are
+//     bytes (as far as FuzzAgreesWithFastjson and TestAgreesOnMutatedLines
+//     explore, which compare the two value by value): strings are
 //     not checked for control characters or unknown escapes, numbers are
 //     taken as fastjson scans them, nesting is bounded at MaxDepth.
 //   - The values: a Value is a place in its Doc's table, read by key, by

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/valyala/fastjson/fastfloat"
 )
 
@@ -201,10 +202,8 @@ func (v Value) Members() iter.Seq2[[]byte, Value] {
 }
 
 // AppendJSON appends the value as compact JSON: strings and keys decoded
-// and written again as fastjson writes a string it has decoded (as
-// itself between quotes when it needs no escape, else strconv.Quote's
-// form), numbers as written. It is what fastjson's MarshalTo writes of a
-// value whose strings and keys have all been read.
+// and written again as encoding/json writes them (engine.AppendJSONString),
+// numbers and literals as written.
 func (v Value) AppendJSON(dst []byte) []byte {
 	switch v.Kind() {
 	case Object:
@@ -239,16 +238,7 @@ func (v Value) AppendJSON(dst []byte) []byte {
 	return append(dst, v.Raw()...)
 }
 
-func appendString(dst, s []byte) []byte {
-	for _, c := range s {
-		if c == '"' || c == '\\' || c < 0x20 {
-			return strconv.AppendQuote(dst, string(s))
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
+func appendString(dst, s []byte) []byte { return engine.AppendJSONString(dst, string(s)) }
 
 // unescape appends the decoded text of a string body to dst, as
 // fastjson's unescapeStringBestEffort decodes it: an escape it does not

@@ -1,6 +1,7 @@
 package sessionfile_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -337,12 +338,12 @@ func TestNoHeaderIsRefusedEarly(t *testing.T) {
 }
 
 // A kept tool call's arguments are compact JSON of what the file holds:
-// spacing dropped, strings and keys decoded and written again, numbers as
-// written; calls of tools not asked for are counted, not kept.
+// spacing dropped, strings and keys decoded and written again as JSON,
+// numbers as written; calls of tools not asked for are counted, not kept.
 func TestToolCallArguments(t *testing.T) {
 	src := `{"type":"session","id":"s"}` + "\n" +
 		`{"type":"message","id":"a","message":{"role":"assistant","stopReason":"toolUse","content":[` +
-		`{"type":"toolCall","id":"t1","name":"read","arguments":{ "path" : "a\u00e9\/b", "n": 1.50, "l" : [ true, null ] }},` +
+		`{"type":"toolCall","id":"t1","name":"read","arguments":{ "path" : "a\u00e9\/b", "n": 1.50, "l" : [ true, null ], "c": "x\u0007\"y" }},` +
 		`{"type":"toolCall","id":"t2","name":"bash","arguments":{"command":"ls"}}]}}`
 	f, err := sessionfile.NewReader(sessionfile.Options{KeepArgs: map[string]bool{"read": true}}).Read(strings.NewReader(src), "a")
 	if err != nil {
@@ -353,7 +354,12 @@ func TestToolCallArguments(t *testing.T) {
 	if e.Calls != 2 || len(calls) != 1 || calls[0].ID != "t1" || calls[0].Name != "read" {
 		t.Fatalf("calls %d, kept %+v", e.Calls, calls)
 	}
-	if got, want := string(calls[0].Args), `{"path":"aé/b","n":1.50,"l":[true,null]}`; got != want {
+	// A control character is written as JSON writes it, so the arguments
+	// stay JSON a replay can read (Go's quoting would write \a).
+	if got, want := string(calls[0].Args), `{"path":"aé/b","n":1.50,"l":[true,null],"c":"x\u0007\"y"}`; got != want {
 		t.Errorf("arguments %s, want %s", got, want)
+	}
+	if !json.Valid(calls[0].Args) {
+		t.Errorf("arguments %s are not JSON", calls[0].Args)
 	}
 }
