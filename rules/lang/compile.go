@@ -218,7 +218,7 @@ func config(env *Env) *conf.Config {
 	if env.cfg != nil {
 		return env.cfg
 	}
-	types, key := env.checkerEnv()
+	key := env.signature()
 	if c, ok := cfgCache.Load(key); ok {
 		env.cfg = c.(*conf.Config)
 		return env.cfg
@@ -226,7 +226,7 @@ func config(env *Env) *conf.Config {
 	cfg := newConfig()
 	cfg.MaxNodes = DefaultMaxNodes
 	opts := []expr.Option{
-		expr.Env(types),
+		expr.Env(env.checkerEnv()),
 		expr.Function("field", func(p ...any) (any, error) { return nil, nil }, new(func(string, int) string)),
 		expr.Function("nfields", func(p ...any) (any, error) { return nil, nil }, new(func(string) int)),
 	}

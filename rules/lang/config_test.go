@@ -39,3 +39,34 @@ func TestExprTypeIsGoType(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigIsPerShape: checker configurations are shared between Envs
+// of one shape, and only between them. Each pair differs in one thing the
+// checker sees (a name's type, a namespace allowed); each Env of a pair
+// gets its own configuration, and a copy of an Env the same one.
+func TestConfigIsPerShape(t *testing.T) {
+	top := func(typ Type) []Binding { return []Binding{{Name: "shape_top", Prog: &Program{Type: typ}}} }
+	cases := []struct {
+		name string
+		a, b Env
+	}{
+		{"event fact's type", Env{Event: []Field{{Name: "shape_x", Type: Int}}}, Env{Event: []Field{{Name: "shape_x", Type: String}}}},
+		{"state slot's type", Env{State: []Field{{Name: "shape_x", Type: Int}}}, Env{State: []Field{{Name: "shape_x", Type: String}}}},
+		{"param's type", Env{Params: []Const{{Name: "shape_x", Type: Float}}}, Env{Params: []Const{{Name: "shape_x", Type: String}}}},
+		{"message's type", Env{Messages: []Const{{Name: "shape_x", Type: Int}}}, Env{Messages: []Const{{Name: "shape_x", Type: String}}}},
+		{"derived value's type", Env{Top: top(Int)}, Env{Top: top(String)}},
+		{"event namespace", Env{Event: []Field{{Name: "shape_y", Type: Int}}}, Env{Event: []Field{{Name: "shape_y", Type: Int}}, NoEvent: true}},
+		{"state namespace", Env{State: []Field{{Name: "shape_y", Type: Int}}}, Env{State: []Field{{Name: "shape_y", Type: Int}}, NoState: true}},
+		{"namespace of a name", Env{Event: []Field{{Name: "shape_z", Type: Int}}}, Env{State: []Field{{Name: "shape_z", Type: Int}}}},
+		{"namespace of a name, the other forbidden", Env{Event: []Field{{Name: "shape_w", Type: Int}}, NoState: true}, Env{State: []Field{{Name: "shape_w", Type: Int}}, NoEvent: true}},
+	}
+	for _, c := range cases {
+		a, b, again := c.a, c.b, c.a
+		if config(&a) == config(&b) {
+			t.Errorf("%s: Envs that differ share a checker configuration", c.name)
+		}
+		if config(&again) != config(&a) {
+			t.Errorf("%s: two Envs of one shape were configured twice", c.name)
+		}
+	}
+}

@@ -157,26 +157,21 @@ func goType(t Type) reflect.Type {
 // configured once, however many expressions and loads use it.
 var cfgCache sync.Map // signature → *conf.Config
 
-// checkerEnv is the environment expr's checker sees, and its signature:
-// expr's map types, one of the namespaces and one per namespace of its
-// names. (A Go struct type made with reflect.StructOf for each, as before,
-// gave the checker the same view, but making 18 of them for the default
-// was a tenth of the start of the process Pi spawns.)
-func (e *Env) checkerEnv() (types.Map, string) {
-	var key strings.Builder
+// checkerEnv is the environment expr's checker sees: expr's map types,
+// one of the namespaces and one per namespace of its names. (A Go struct
+// type made with reflect.StructOf for each, as before, gave the checker the
+// same view, but making 18 of them for the default was a tenth of the start
+// of the process Pi spawns.)
+func (e *Env) checkerEnv() types.Map {
 	env := types.Map{}
 	add := func(name string, fs []Field, cs []Const) {
 		m := make(types.Map, len(fs)+len(cs))
-		key.WriteString(name + "{")
 		for _, f := range fs {
 			m[f.Name] = exprType(f.Type)
-			key.WriteString(f.Name + ":" + string('0'+byte(f.Type)) + ",")
 		}
 		for _, c := range cs {
 			m[c.Name] = exprType(c.Type)
-			key.WriteString(c.Name + ":" + string('0'+byte(c.Type)) + ",")
 		}
-		key.WriteString("}")
 		env[name] = m
 	}
 	if !e.NoEvent {
@@ -189,17 +184,68 @@ func (e *Env) checkerEnv() (types.Map, string) {
 	add(nsMessage, nil, e.Messages)
 	for _, b := range e.Top {
 		env[b.Name] = exprType(b.Prog.Type)
-		key.WriteString(b.Name + ":" + string('0'+byte(b.Prog.Type)) + ",")
 	}
-	return env, key.String()
+	return env
+}
+
+// signature names checkerEnv's environment: two Envs with one signature
+// give the checker the same view, so they share a configuration. It is
+// made apart from the environment because most Envs of a load find theirs
+// made already (94 Envs, 18 shapes, for the default), and building the
+// maps only to drop them was a twentieth of serve's start.
+func (e *Env) signature() string {
+	var key strings.Builder
+	add := func(name string, fs []Field, cs []Const) {
+		key.WriteString(name)
+		key.WriteByte('{')
+		for _, f := range fs {
+			name1(&key, f.Name, f.Type)
+		}
+		for _, c := range cs {
+			name1(&key, c.Name, c.Type)
+		}
+		key.WriteByte('}')
+	}
+	if !e.NoEvent {
+		add(nsEvent, e.Event, nil)
+	}
+	if !e.NoState {
+		add(nsState, e.State, nil)
+	}
+	add(nsParam, nil, e.Params)
+	add(nsMessage, nil, e.Messages)
+	for _, b := range e.Top {
+		name1(&key, b.Name, b.Prog.Type)
+	}
+	return key.String()
+}
+
+func name1(key *strings.Builder, name string, t Type) {
+	key.WriteString(name)
+	key.WriteByte(':')
+	key.WriteByte('0' + byte(t))
+	key.WriteByte(',')
 }
 
 // exprType is t as expr's checker knows it: goType's type (a member of
-// an object, or anything else, is any).
+// an object, or anything else, is any). A load asks some 800 times, so
+// the answers are made once.
 func exprType(t Type) types.Type {
-	switch t {
-	case Bool, Int, Float, String, ListNum, ListStr, Object:
-		return types.TypeOf(reflect.Zero(goType(t)).Interface())
+	if ts := exprTypes(); int(t) < len(ts) {
+		return ts[t]
 	}
 	return types.Any
 }
+
+var exprTypes = sync.OnceValue(func() *[Any + 1]types.Type {
+	out := new([Any + 1]types.Type)
+	for t := range out {
+		switch t := Type(t); t {
+		case Bool, Int, Float, String, ListNum, ListStr, Object:
+			out[t] = types.TypeOf(reflect.Zero(goType(t)).Interface())
+		default:
+			out[t] = types.Any
+		}
+	}
+	return out
+})
