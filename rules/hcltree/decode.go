@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc64"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -32,7 +31,7 @@ func Decode(enc, src []byte, filename string) (*hcl.File, error) {
 	if n <= 0 || len(enc) < off+8 {
 		return nil, errors.New("hcltree: not an encoded syntax tree")
 	}
-	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != crc64.Checksum(src, crcTable) {
+	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != fingerprint(src) {
 		return nil, ErrOtherSource
 	}
 	// One string holds every name and literal of the encoding, and one the
