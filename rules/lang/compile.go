@@ -166,10 +166,21 @@ const InlineWeight = 32
 // weight counts n's syntax nodes, with the weight of each derived value it
 // computes inline.
 func (c *compiler) weight(n ast.Node) int {
-	if id, ok := n.(*ast.IdentifierNode); ok {
-		if b, ok := c.env.top(id.Value); ok && b.Memo <= 0 && b.Prog.Const == nil {
+	// The common nodes are walked without children's slice: a load weighs
+	// every expression it compiles.
+	switch n := n.(type) {
+	case *ast.IdentifierNode:
+		if b, ok := c.env.top(n.Value); ok && b.Memo <= 0 && b.Prog.Const == nil {
 			return 1 + b.Prog.Weight
 		}
+		return 1
+	case *ast.MemberNode:
+		return 1 + c.weight(n.Node) + c.weight(n.Property)
+	case *ast.BinaryNode:
+		return 1 + c.weight(n.Left) + c.weight(n.Right)
+	case *ast.UnaryNode:
+		return 1 + c.weight(n.Node)
+	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode, *ast.BoolNode, *ast.NilNode:
 		return 1
 	}
 	w := 1

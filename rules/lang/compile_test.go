@@ -139,3 +139,40 @@ func TestConjunctsForExplanations(t *testing.T) {
 		t.Fatalf("parts = %d, %q", len(p.Parts), p.Parts[1].Source)
 	}
 }
+
+// TestWeightCountsNodes: a program's weight is the number of its syntax
+// nodes, plus the weight of each derived value it computes inline (one
+// kept in the frame, or folded to a constant, counts as one node).
+func TestWeightCountsNodes(t *testing.T) {
+	inlined, err := Compile("event.tokens + 1", testEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv()
+	env.Top = []Binding{{Name: "inlined", Prog: inlined}, {Name: "kept", Prog: inlined, Memo: 1}}
+	cases := []struct {
+		src  string
+		want int
+	}{
+		{"event.tokens", 3}, // member: the namespace, the property
+		{"event.tokens > 1", 5},
+		{"!event.idle", 4},
+		{"-event.tokens < param.runway * 2", 10},
+		{"event.idle ? 1 : 2", 6},
+		{"inlined > 3", 3 + inlined.Weight},
+		{"kept > 3", 3},
+		{"len(event.text) > 0", 6},
+	}
+	for _, c := range cases {
+		p, err := Compile(c.src, env)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		if p.Weight != c.want {
+			t.Errorf("%s: weight %d, want %d", c.src, p.Weight, c.want)
+		}
+	}
+	if inlined.Weight != 5 {
+		t.Errorf("event.tokens + 1: weight %d, want 5", inlined.Weight)
+	}
+}
