@@ -25,14 +25,24 @@ type Session struct {
 	fired  []firing
 	frame  lang.Frame
 	// buffers reused by every decision
-	rules    []string
-	effects  []Effect
-	decision Decision
+	rules []string
+	// effects are the event's effects so far. While effectsShared, they
+	// are the statics of the one rule that fired (the common case, and no
+	// copy: copying effects, which hold pointers, was a sixteenth of
+	// Decide's instructions); any other effect first copies them into
+	// effectsBuf, the session's own buffer, and appends there. Each event
+	// starts from effectsBuf emptied (a flag left set then copies nothing).
+	effects       []Effect
+	effectsBuf    []Effect
+	effectsShared bool
+	decision      Decision
 }
 
 // Decide evaluates one event. The decision, and its slices, belong to the
 // session and are reused by the next Decide (no copy is made); Clone it to
-// keep it. On error the state is unchanged and the decision is nil.
+// keep it. They are read-only: an effect the policy fixes, and the slice
+// of them, can be the policy's own. On error the state is unchanged and
+// the decision is nil.
 func (s *Session) Decide(ev Event) (*Decision, error) {
 	return s.decide(ev, nil)
 }
@@ -49,7 +59,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 	}
 	f := &s.frame
 	f.BeginPacked(ev.facts, s.state, ev.packed)
-	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
+	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effectsBuf[:0], s.writes[:0], s.fired[:0]
 	var err error
 	if explain == nil {
 		err = s.run(&ev)
@@ -167,7 +177,7 @@ func (s *Session) run(ev *Event) error {
 }
 
 func (s *Session) fail(ev Event, r *rule, err error) error {
-	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effects[:0], s.writes[:0], s.fired[:0]
+	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effectsBuf[:0], s.writes[:0], s.fired[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
 
@@ -247,9 +257,14 @@ func (s *Session) fire(r *rule) error {
 		}
 		s.writes = append(s.writes, w)
 	}
-	if r.statics != nil {
+	if r.statics != nil && len(s.effects) == 0 {
+		s.effects, s.effectsShared = r.statics, true
+	} else if r.statics != nil {
+		s.ownEffects()
 		s.effects = append(s.effects, r.statics...)
+		s.effectsBuf = s.effects
 	} else {
+		s.ownEffects()
 		for i := range r.effects {
 			ef := &r.effects[i]
 			if ef.c.Static {
@@ -262,12 +277,22 @@ func (s *Session) fire(r *rule) error {
 			}
 			s.effects = append(s.effects, out)
 		}
+		s.effectsBuf = s.effects
 	}
 	if f.Err != nil {
 		return f.Err
 	}
 	s.rules = append(s.rules, r.name)
 	return nil
+}
+
+// ownEffects makes the event's effects the session's own, copying a
+// rule's statics they share.
+func (s *Session) ownEffects() {
+	if s.effectsShared {
+		s.effectsBuf = append(s.effectsBuf[:0], s.effects...)
+		s.effects, s.effectsShared = s.effectsBuf, false
+	}
 }
 
 // apply commits the fired rules' targets and assignments in order; a
