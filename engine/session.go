@@ -44,16 +44,16 @@ type Session struct {
 // of them, can be the policy's own. On error the state is unchanged and
 // the decision is nil.
 func (s *Session) Decide(ev Event) (*Decision, error) {
-	return s.decide(ev, nil)
+	return s.decide(&ev, nil)
 }
 
 // DecideExplain is Decide with an explanation of every rule considered.
 func (s *Session) DecideExplain(ev Event) (*Decision, error) {
 	ex := []Consideration{}
-	return s.decide(ev, &ex)
+	return s.decide(&ev, &ex)
 }
 
-func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) {
+func (s *Session) decide(ev *Event, explain *[]Consideration) (*Decision, error) {
 	if ev.def == nil {
 		return nil, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
@@ -62,7 +62,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effectsBuf[:0], s.writes[:0], s.fired[:0]
 	var err error
 	if explain == nil {
-		err = s.run(&ev)
+		err = s.run(ev)
 	} else {
 		err = s.runExplained(ev, explain)
 	}
@@ -80,7 +80,7 @@ func (s *Session) decide(ev Event, explain *[]Consideration) (*Decision, error) 
 
 // runExplained decides as run does, without the state index, recording
 // for every rule of every group why it fired or did not.
-func (s *Session) runExplained(ev Event, explain *[]Consideration) error {
+func (s *Session) runExplained(ev *Event, explain *[]Consideration) error {
 	f := &s.frame
 	note := func(g *group, r *rule, fired bool, reason string) {
 		*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Fired: fired, Reason: reason})
@@ -147,7 +147,7 @@ func (s *Session) run(ev *Event) error {
 				}
 			} else if !b.pre(f) {
 				if f.Err != nil {
-					return s.fail(*ev, cands[0], f.Err)
+					return s.fail(ev, cands[0], f.Err)
 				}
 				continue
 			}
@@ -163,12 +163,12 @@ func (s *Session) run(ev *Event) error {
 				}
 			} else if w := r.when; w != nil && !w(f) {
 				if f.Err != nil {
-					return s.fail(*ev, r, f.Err)
+					return s.fail(ev, r, f.Err)
 				}
 				continue
 			}
 			if err := s.fire(r); err != nil {
-				return s.fail(*ev, r, err)
+				return s.fail(ev, r, err)
 			}
 			break
 		}
@@ -176,7 +176,7 @@ func (s *Session) run(ev *Event) error {
 	return nil
 }
 
-func (s *Session) fail(ev Event, r *rule, err error) error {
+func (s *Session) fail(ev *Event, r *rule, err error) error {
 	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effectsBuf[:0], s.writes[:0], s.fired[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
