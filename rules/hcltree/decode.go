@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -31,7 +32,7 @@ func Decode(enc, src []byte, filename string) (*hcl.File, error) {
 	if n <= 0 || len(enc) < off+8 {
 		return nil, errors.New("hcltree: not an encoded syntax tree")
 	}
-	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != fingerprint(src) {
+	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != crc64.Checksum(src, crcTable) {
 		return nil, ErrOtherSource
 	}
 	// One string holds every name and literal of the encoding, and one the
