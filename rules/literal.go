@@ -66,16 +66,21 @@ func literalBool(expr hcl.Expression, what string) (bool, hcl.Diagnostics) {
 
 // stringOrList reads "a" or ["a", "b"], with each element's range.
 func stringOrList(expr hcl.Expression, what string) ([]string, []hcl.Range, hcl.Diagnostics) {
-	if exprs, d := hcl.ExprList(expr); !d.HasErrors() && isListExpr(expr) {
-		var out []string
-		var rngs []hcl.Range
-		var diags hcl.Diagnostics
-		for _, e := range exprs {
-			s, d := literalString(e, what)
-			diags = append(diags, d...)
-			out, rngs = append(out, s), append(rngs, e.Range())
+	// isListExpr is asked first: hcl.ExprList's answer for a single string
+	// is an error diagnostic, made and dropped for most `on` and `from`
+	// values of a policy.
+	if isListExpr(expr) {
+		if exprs, d := hcl.ExprList(expr); !d.HasErrors() {
+			var out []string
+			var rngs []hcl.Range
+			var diags hcl.Diagnostics
+			for _, e := range exprs {
+				s, d := literalString(e, what)
+				diags = append(diags, d...)
+				out, rngs = append(out, s), append(rngs, e.Range())
+			}
+			return out, rngs, diags
 		}
-		return out, rngs, diags
 	}
 	s, diags := literalString(expr, what)
 	return []string{s}, []hcl.Range{expr.Range()}, diags
