@@ -22,6 +22,7 @@ func TestStringOrList(t *testing.T) {
 		{`["a", 1]`, []string{"a", ""}, true},
 		{`1`, []string{""}, true},
 		{`"a${x}"`, []string{""}, true},
+		{`true ? ["a"] : ["b"]`, []string{""}, true}, // a list, but not one written out
 	}
 	for _, c := range cases {
 		expr, diags := hclsyntax.ParseExpression([]byte(c.src), "x.hcl", hcl.InitialPos)
