@@ -90,6 +90,27 @@ func TestEveryExpressionKindRoundTrips(t *testing.T) {
 	roundTrip(t, []byte("# only a comment\n"), "comment.hcl")
 }
 
+// TestLargeRangeNumbersRoundTrip: each of a range's six numbers can take
+// more than one byte (a column past 127, a line 64 or more below the last
+// range, a byte delta or a length past 127), alone or together.
+func TestLargeRangeNumbersRoundTrip(t *testing.T) {
+	pad := strings.Repeat(" ", 140)
+	long := `"` + strings.Repeat("x", 200) + `"`
+	cases := map[string]string{
+		"column":       pad + "a = 1\n",
+		"start column": pad + "x {\n}\n", // the end, on the next line, is column 2
+		"end column":   "a = " + long + "\n",
+		"line delta":   "a = 1\n" + strings.Repeat("\n", 70) + "b = 2\n",
+		"line upward":  "x {\n" + strings.Repeat("\n", 70) + "  y = 1\n}\nz = 2\n",
+		"byte delta":   "a = 1\n" + strings.Repeat("# comment\n", 20) + "b = 2\n",
+		"lines inside": "a = <<EOT\n" + strings.Repeat("line\n", 70) + "EOT\n",
+		"every one":    strings.Repeat("\n", 70) + pad + "a = " + long + "\n" + strings.Repeat("\n", 70) + pad + "b = " + long + "\n",
+	}
+	for name, src := range cases {
+		roundTrip(t, []byte(src), name+".hcl")
+	}
+}
+
 func TestAnotherSourceIsRefused(t *testing.T) {
 	src := []byte(everyKind)
 	enc, err := hcltree.Encode(parse(t, src, "x.hcl"), src)

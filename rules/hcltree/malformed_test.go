@@ -5,6 +5,9 @@ import (
 	"hash/crc64"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // encoding builds an encoding of src by hand: the header Encode writes,
@@ -113,5 +116,34 @@ func TestMalformedEncodingsAreRefused(t *testing.T) {
 				t.Fatalf("error %v, want one saying %q", err, c.error)
 			}
 		})
+	}
+}
+
+// TestRangeNumbersReadAsWritten: each of a range's six numbers is read as
+// written when it alone takes more than one byte (the decoder reads six
+// one-byte numbers at once, and anything else one by one).
+func TestRangeNumbersReadAsWritten(t *testing.T) {
+	src := `a = "x"` + "\n#" + strings.Repeat("x", 400)
+	cases := []hcl.Range{
+		{Start: hcl.Pos{Line: 150, Column: 1, Byte: 0}, End: hcl.Pos{Line: 150, Column: 1, Byte: 0}},
+		{Start: hcl.Pos{Line: 1, Column: 150, Byte: 0}, End: hcl.Pos{Line: 1, Column: 1, Byte: 0}},
+		{Start: hcl.Pos{Line: 1, Column: 1, Byte: 150}, End: hcl.Pos{Line: 1, Column: 1, Byte: 150}},
+		{Start: hcl.Pos{Line: 1, Column: 1, Byte: 0}, End: hcl.Pos{Line: 151, Column: 1, Byte: 0}},
+		{Start: hcl.Pos{Line: 1, Column: 1, Byte: 0}, End: hcl.Pos{Line: 1, Column: 150, Byte: 0}},
+		{Start: hcl.Pos{Line: 1, Column: 1, Byte: 0}, End: hcl.Pos{Line: 1, Column: 1, Byte: 150}},
+		{Start: hcl.Pos{Line: 2, Column: 3, Byte: 4}, End: hcl.Pos{Line: 5, Column: 6, Byte: 7}},
+	}
+	for _, want := range cases {
+		s, e := want.Start, want.End
+		first := []any{neg(s.Line), s.Column, neg(s.Byte), e.Line - s.Line, e.Column, e.Byte - s.Byte}
+		enc := encoding(src, nil, cat(first, []any{neg(0), 1, neg(0), 0, 1, 0}, []any{1, 0})...)
+		f, err := Decode(enc, []byte(src), "x.hcl")
+		if err != nil {
+			t.Fatalf("%v: %v", want, err)
+		}
+		want.Filename = "x.hcl"
+		if got := f.Body.(*hclsyntax.Body).SrcRange; got != want {
+			t.Errorf("read %v, written %v", got, want)
+		}
 	}
 }
