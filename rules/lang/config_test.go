@@ -58,6 +58,7 @@ func TestConfigIsPerShape(t *testing.T) {
 		{"event namespace", Env{Event: []Field{{Name: "shape_y", Type: Int}}}, Env{Event: []Field{{Name: "shape_y", Type: Int}}, NoEvent: true}},
 		{"state namespace", Env{State: []Field{{Name: "shape_y", Type: Int}}}, Env{State: []Field{{Name: "shape_y", Type: Int}}, NoState: true}},
 		{"namespace of a name", Env{Event: []Field{{Name: "shape_z", Type: Int}}}, Env{State: []Field{{Name: "shape_z", Type: Int}}}},
+		{"message or derived value", Env{Messages: []Const{{Name: "shape_v", Type: String}}}, Env{Top: []Binding{{Name: "shape_v", Prog: &Program{Type: String}}}}},
 		{"namespace of a name, the other forbidden", Env{Event: []Field{{Name: "shape_w", Type: Int}}, NoState: true}, Env{State: []Field{{Name: "shape_w", Type: Int}}, NoEvent: true}},
 	}
 	for _, c := range cases {

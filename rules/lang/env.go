@@ -164,27 +164,17 @@ var cfgCache sync.Map // signature → *conf.Config
 // of the process Pi spawns.)
 func (e *Env) checkerEnv() types.Map {
 	env := types.Map{}
-	add := func(name string, fs []Field, cs []Const) {
-		m := make(types.Map, len(fs)+len(cs))
-		for _, f := range fs {
-			m[f.Name] = exprType(f.Type)
+	var m types.Map
+	e.visible(func(ns string, n int) {
+		m = make(types.Map, n)
+		env[ns] = m
+	}, func(ns, name string, t Type) {
+		if ns == "" {
+			env[name] = exprType(t)
+		} else {
+			m[name] = exprType(t)
 		}
-		for _, c := range cs {
-			m[c.Name] = exprType(c.Type)
-		}
-		env[name] = m
-	}
-	if !e.NoEvent {
-		add(nsEvent, e.Event, nil)
-	}
-	if !e.NoState {
-		add(nsState, e.State, nil)
-	}
-	add(nsParam, nil, e.Params)
-	add(nsMessage, nil, e.Messages)
-	for _, b := range e.Top {
-		env[b.Name] = exprType(b.Prog.Type)
-	}
+	})
 	return env
 }
 
@@ -195,16 +185,34 @@ func (e *Env) checkerEnv() types.Map {
 // maps only to drop them was a twentieth of serve's start.
 func (e *Env) signature() string {
 	var key strings.Builder
-	add := func(name string, fs []Field, cs []Const) {
-		key.WriteString(name)
+	e.visible(func(ns string, _ int) {
+		key.WriteString(ns)
 		key.WriteByte('{')
+	}, func(ns, name string, t Type) {
+		if ns == "" {
+			// A binding, not the last namespace's name.
+			key.WriteByte('@')
+		}
+		key.WriteString(name)
+		key.WriteByte(':')
+		key.WriteByte('0' + byte(t))
+		key.WriteByte(',')
+	})
+	return key.String()
+}
+
+// visible walks what the checker sees of e, in one order: each namespace
+// allowed (ns, with how many names follow), then its names (name, t in
+// ns), then the top-level bindings (name, t with ns "").
+func (e *Env) visible(namespace func(ns string, n int), name func(ns, name string, t Type)) {
+	add := func(ns string, fs []Field, cs []Const) {
+		namespace(ns, len(fs)+len(cs))
 		for _, f := range fs {
-			name1(&key, f.Name, f.Type)
+			name(ns, f.Name, f.Type)
 		}
 		for _, c := range cs {
-			name1(&key, c.Name, c.Type)
+			name(ns, c.Name, c.Type)
 		}
-		key.WriteByte('}')
 	}
 	if !e.NoEvent {
 		add(nsEvent, e.Event, nil)
@@ -215,16 +223,8 @@ func (e *Env) signature() string {
 	add(nsParam, nil, e.Params)
 	add(nsMessage, nil, e.Messages)
 	for _, b := range e.Top {
-		name1(&key, b.Name, b.Prog.Type)
+		name("", b.Name, b.Prog.Type)
 	}
-	return key.String()
-}
-
-func name1(key *strings.Builder, name string, t Type) {
-	key.WriteString(name)
-	key.WriteByte(':')
-	key.WriteByte('0' + byte(t))
-	key.WriteByte(',')
 }
 
 // exprType is t as expr's checker knows it: goType's type (a member of
