@@ -136,6 +136,13 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return nil, nil
 	}
 	s.mu.Lock()
+	if s.conn == nil {
+		// jsonrpc2.NewConn reads and handles messages before Run can
+		// store the connection it returns: without this, diagnostics a
+		// first didOpen published were dropped when the reading goroutine
+		// ran ahead (TestFirstMessagesReachTheClient).
+		s.conn, s.ctx = conn, ctx
+	}
 	shut := s.shut
 	s.mu.Unlock()
 	if shut && req.Method != protocol.MethodShutdown {

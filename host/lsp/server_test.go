@@ -387,3 +387,24 @@ func TestExitBeforeShutdown(t *testing.T) {
 		t.Fatal("exit did not end the session")
 	}
 }
+
+// TestFirstMessagesReachTheClient: messages handled before Run has stored
+// the connection (jsonrpc2 starts reading at once) still publish what
+// they must. The server's side is made here without Run, so the handler
+// is all the server has to reach the client with.
+func TestFirstMessagesReachTheClient(t *testing.T) {
+	s := New(Options{Debounce: -1, CacheDir: t.TempDir()})
+	srv, cli := net.Pipe()
+	server := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(srv, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
+	t.Cleanup(func() { server.Close() })
+	c := &client{t: t, done: make(chan struct{}), diags: map[string][]protocol.PublishDiagnosticsParams{}, notify: make(chan struct{}, 1000)}
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(cli, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
+	t.Cleanup(func() { c.conn.Close() })
+	var res json.RawMessage
+	c.call("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
+	uri := "file:///first.hcl"
+	c.open(uri, "policy \"p\" {}\ngroup \"g\" {\n  rule \"r\" {\n    on   = \"turn_end\"\n    when = \"event.tokenz > 0\"\n  }\n}\n")
+	if d := c.diagnostics(uri, 1); len(d) != 1 || !strings.Contains(d[0].Message, `no fact "tokenz"`) {
+		t.Errorf("diagnostics: %v", d)
+	}
+}
