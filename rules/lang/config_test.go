@@ -71,3 +71,19 @@ func TestConfigIsPerShape(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerEventIsWhatTheCheckerSees: Envs of different events that
+// give the checker one view of the event namespace share a configuration,
+// and an Env without that view has its own.
+func TestCheckerEventIsWhatTheCheckerSees(t *testing.T) {
+	view := []Field{{Name: "shared_x", Type: Int}, {Name: "shared_y", Type: String}}
+	a := Env{Event: view[:1], CheckerEvent: view}
+	b := Env{Event: view[1:], CheckerEvent: view}
+	c := Env{Event: view[:1]}
+	if config(&a) != config(&b) {
+		t.Error("two events with one checker view were configured apart")
+	}
+	if config(&a) == config(&c) {
+		t.Error("an event without the wider view shares its configuration")
+	}
+}

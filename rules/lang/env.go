@@ -55,6 +55,12 @@ type Env struct {
 	// Trees, when set, shares parsed expressions between the Envs of one
 	// policy load.
 	Trees *Trees
+	// CheckerEvent, when set, is what expr's checker sees of the event
+	// namespace in place of Event: a superset of Event in which Event's
+	// names have Event's types. Compile refuses a fact Event lacks before
+	// the checker runs, so the checker's view of what an expression reads
+	// is the same, and Envs of different events share a configuration.
+	CheckerEvent []Field
 
 	cfg *conf.Config
 }
@@ -215,7 +221,11 @@ func (e *Env) visible(namespace func(ns string, n int), name func(ns, name strin
 		}
 	}
 	if !e.NoEvent {
-		add(nsEvent, e.Event, nil)
+		if e.CheckerEvent != nil {
+			add(nsEvent, e.CheckerEvent, nil)
+		} else {
+			add(nsEvent, e.Event, nil)
+		}
 	}
 	if !e.NoState {
 		add(nsState, e.State, nil)
