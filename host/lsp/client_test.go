@@ -36,13 +36,12 @@ func newClient(t *testing.T, opts Options) *client {
 	}
 	srv, cli := net.Pipe()
 	s := New(opts)
-	c := &client{t: t, done: make(chan struct{}), diags: map[string][]protocol.PublishDiagnosticsParams{}, notify: make(chan struct{}, 1000)}
+	c := dial(t, cli)
 	go func() {
 		defer close(c.done)
 		_ = s.Run(context.Background(), srv)
 		srv.Close()
 	}()
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(cli, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
 	t.Cleanup(func() {
 		c.conn.Close()
 		select {
@@ -57,6 +56,13 @@ func newClient(t *testing.T, opts Options) *client {
 		t.Fatalf("initialize: server info %+v", res.ServerInfo)
 	}
 	c.notif("initialized", map[string]any{})
+	return c
+}
+
+// dial is the editor's side of a pipe whose other end a server reads.
+func dial(t *testing.T, cli net.Conn) *client {
+	c := &client{t: t, done: make(chan struct{}), diags: map[string][]protocol.PublishDiagnosticsParams{}, notify: make(chan struct{}, 1000)}
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(cli, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
 	return c
 }
 

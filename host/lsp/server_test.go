@@ -249,13 +249,12 @@ func asRPCError(err error, target **jsonrpc2.Error) bool {
 // connect is newClient for a server made by the test.
 func connect(t *testing.T, s *Server) *client {
 	srv, cli := net.Pipe()
-	c := &client{t: t, done: make(chan struct{}), diags: map[string][]protocol.PublishDiagnosticsParams{}, notify: make(chan struct{}, 1000)}
+	c := dial(t, cli)
 	go func() {
 		defer close(c.done)
 		_ = s.Run(context.Background(), srv)
 		srv.Close()
 	}()
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(cli, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
 	t.Cleanup(func() { c.conn.Close() })
 	var res json.RawMessage
 	c.call("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
@@ -397,8 +396,7 @@ func TestFirstMessagesReachTheClient(t *testing.T) {
 	srv, cli := net.Pipe()
 	server := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(srv, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
 	t.Cleanup(func() { server.Close() })
-	c := &client{t: t, done: make(chan struct{}), diags: map[string][]protocol.PublishDiagnosticsParams{}, notify: make(chan struct{}, 1000)}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(cli, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
+	c := dial(t, cli)
 	t.Cleanup(func() { c.conn.Close() })
 	var res json.RawMessage
 	c.call("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
