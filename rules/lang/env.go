@@ -188,7 +188,7 @@ func (e *Env) checkerEnv() types.Map {
 // give the checker the same view, so they share a configuration. It is
 // made apart from the environment because most Envs of a load find theirs
 // made already (94 Envs, 18 shapes, for the default), and building the
-// maps only to drop them was a twentieth of serve's start.
+// maps only to drop them was a thirtieth of serve's start.
 func (e *Env) signature() string {
 	var key strings.Builder
 	e.visible(func(ns string, _ int) {
