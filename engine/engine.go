@@ -39,7 +39,9 @@ type bucket struct {
 	// `from` clauses read: byState[key] lists, in file order, the rules
 	// whose from matches, where key mixes the slots' indexes by stride.
 	// A decision then checks no from clause at all. It is nil when the
-	// slots have too many combinations to tabulate.
+	// slots have too many combinations to tabulate. key0 is the first
+	// key's slot (its stride is 1), keys the others.
+	key0    int
 	keys    []stateKey
 	byState [][]*rule
 }
@@ -235,5 +237,9 @@ func (b *bucket) index(p *rules.Policy) {
 		if i, j := starts[key], starts[key+1]; j > i {
 			b.byState[key] = all[i:j:j]
 		}
+	}
+	b.key0, b.keys = b.keys[0].slot, b.keys[1:]
+	if len(b.keys) == 0 {
+		b.keys = nil
 	}
 }

@@ -39,3 +39,30 @@ func TestExplainShowsValues(t *testing.T) {
 		}
 	}
 }
+
+// A Decide after a DecideExplain on the same session explains nothing:
+// the session's one decision must not keep the earlier explanation.
+func TestDecideAfterExplainExplainsNothing(t *testing.T) {
+	p, diags := policies.Load("wipe_memory", nil)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	s := engine.New(p).NewSession()
+	ev, err := engine.ParseEvent([]byte(`{"event":"request","tokens":100000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.DecideExplain(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Explain) == 0 {
+		t.Fatal("DecideExplain explained nothing")
+	}
+	if d, err = s.Decide(ev); err != nil {
+		t.Fatal(err)
+	}
+	if d.Explain != nil {
+		t.Fatalf("Decide kept the explanation of the event before: %d considerations", len(d.Explain))
+	}
+}

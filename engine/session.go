@@ -24,18 +24,19 @@ type Session struct {
 	writes []write
 	fired  []firing
 	frame  lang.Frame
-	// buffers reused by every decision
-	rules []string
-	// effects are the event's effects so far. While effectsShared, they
-	// are the statics of the one rule that fired (the common case, and no
-	// copy: copying effects, which hold pointers, was a sixteenth of
-	// Decide's instructions); any other effect first copies them into
-	// effectsBuf, the session's own buffer, and appends there. Each event
-	// starts from effectsBuf emptied (a flag left set then copies nothing).
-	effects       []Effect
+	// decision is the one every Decide returns, and its Rules and Effects
+	// are the buffers the event's rules and effects are appended to, so
+	// that nothing is copied into it at the end (that and emptying
+	// separate buffers were a seventh of Decide's instructions).
+	//
+	// While effectsShared, decision.Effects are the statics of the one
+	// rule that fired (the common case, and no copy: copying effects,
+	// which hold pointers, was a sixteenth of Decide's instructions); any
+	// other effect first copies them into effectsBuf, the session's own
+	// buffer, and appends there. Each event starts from effectsBuf emptied.
+	decision      Decision
 	effectsBuf    []Effect
 	effectsShared bool
-	decision      Decision
 }
 
 // Decide evaluates one event. The decision, and its slices, belong to the
@@ -57,25 +58,41 @@ func (s *Session) decide(ev *Event, explain *[]Consideration) (*Decision, error)
 	if ev.def == nil {
 		return nil, fmt.Errorf("empty event: build events with ParseEvent or NewEvent")
 	}
-	f := &s.frame
-	f.BeginPacked(ev.facts, s.state, ev.packed)
-	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effectsBuf[:0], s.writes[:0], s.fired[:0]
+	s.frame.BeginPacked(ev.facts, s.state, ev.packed)
+	s.begin()
+	d := &s.decision
 	var err error
 	if explain == nil {
+		if d.Explain != nil {
+			d.Explain = nil
+		}
 		err = s.run(ev)
 	} else {
 		err = s.runExplained(ev, explain)
+		d.Explain = *explain
 	}
 	if err != nil {
+		s.begin()
+		d.Explain = nil
 		return nil, err
 	}
 	s.apply()
-	d := &s.decision
-	d.Event, d.Rules, d.Effects, d.Explain = ev.def.Name, s.rules, s.effects, nil
-	if explain != nil {
-		d.Explain = *explain
-	}
+	d.Event = ev.def.Name
 	return d, nil
+}
+
+// begin empties the buffers of a decision. Each is emptied in place, which
+// stores its length only.
+func (s *Session) begin() {
+	d := &s.decision
+	d.Rules = d.Rules[:0]
+	if s.effectsShared {
+		d.Effects, s.effectsShared = s.effectsBuf[:0], false
+	} else {
+		d.Effects = d.Effects[:0]
+	}
+	s.writes = s.writes[:0]
+	s.fired = s.fired[:0]
 }
 
 // runExplained decides as run does, without the state index, recording
@@ -134,8 +151,8 @@ func (s *Session) run(ev *Event) error {
 		if b.byState != nil {
 			// The first key's stride is 1 (index), and most buckets
 			// have one key: no multiply and no loop for them.
-			key := int(state[b.keys[0].slot].Num)
-			for _, k := range b.keys[1:] {
+			key := int(state[b.key0].Num)
+			for _, k := range b.keys {
 				key += int(state[k.slot].Num) * k.stride
 			}
 			cands = b.byState[key]
@@ -177,7 +194,6 @@ func (s *Session) run(ev *Event) error {
 }
 
 func (s *Session) fail(ev *Event, r *rule, err error) error {
-	s.rules, s.effects, s.writes, s.fired = s.rules[:0], s.effectsBuf[:0], s.writes[:0], s.fired[:0]
 	return fmt.Errorf("event %s, rule %s: %v (the state is unchanged)", ev.def.Name, r.name, err)
 }
 
@@ -257,41 +273,42 @@ func (s *Session) fire(r *rule) error {
 		}
 		s.writes = append(s.writes, w)
 	}
-	if r.statics != nil && len(s.effects) == 0 {
-		s.effects, s.effectsShared = r.statics, true
+	d := &s.decision
+	if r.statics != nil && len(d.Effects) == 0 {
+		d.Effects, s.effectsShared = r.statics, true
 	} else if r.statics != nil {
 		s.ownEffects()
-		s.effects = append(s.effects, r.statics...)
-		s.effectsBuf = s.effects
+		d.Effects = append(d.Effects, r.statics...)
+		s.effectsBuf = d.Effects
 	} else {
 		s.ownEffects()
 		for i := range r.effects {
 			ef := &r.effects[i]
 			if ef.c.Static {
-				s.effects = append(s.effects, ef.static)
+				d.Effects = append(d.Effects, ef.static)
 				continue
 			}
 			out := Effect{Name: ef.c.Name, Args: make([]Arg, len(ef.c.Args))}
 			for j, a := range ef.c.Args {
 				out.Args[j] = Arg{Name: a.Name, Value: a.Prog.Eval(f).Interface(a.Prog.Type)}
 			}
-			s.effects = append(s.effects, out)
+			d.Effects = append(d.Effects, out)
 		}
-		s.effectsBuf = s.effects
+		s.effectsBuf = d.Effects
 	}
 	if f.Err != nil {
 		return f.Err
 	}
-	s.rules = append(s.rules, r.name)
+	d.Rules = append(d.Rules, r.name)
 	return nil
 }
 
 // ownEffects makes the event's effects the session's own, copying a
 // rule's statics they share.
 func (s *Session) ownEffects() {
-	if s.effectsShared {
-		s.effectsBuf = append(s.effectsBuf[:0], s.effects...)
-		s.effects, s.effectsShared = s.effectsBuf, false
+	if d := &s.decision; s.effectsShared {
+		s.effectsBuf = append(s.effectsBuf[:0], d.Effects...)
+		d.Effects, s.effectsShared = s.effectsBuf, false
 	}
 }
 
