@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
@@ -70,8 +72,14 @@ type rule struct {
 	// from, to and sets are the rule's state match, targets and
 	// assignments laid flat, so a decision follows no pointers to check or
 	// apply them.
+	//
+	// The writes known before any event are applied from the rule: nums
+	// are the targets (an enum slot holds its index in Num) and the sets
+	// of finite constant numbers, fixed the sets of other constants. sets
+	// are the others, evaluated when the rule fires.
 	from    []fromCheck
-	to      []target
+	nums    []target
+	fixed   []write
 	sets    []set
 	effects []effect
 	// statics are the effects when every one is static (appended in one
@@ -79,10 +87,11 @@ type rule struct {
 	statics []Effect
 }
 
-// target is a `to` of a rule: an enum slot and the value's index.
+// target is a number written to a slot: a `to`'s enum index, or a
+// constant set.
 type target struct {
 	slot int32
-	code float64
+	num  float64
 }
 
 type set struct {
@@ -123,9 +132,16 @@ func New(p *rules.Policy) *Engine {
 					r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
 				}
 				for _, t := range cr.To {
-					r.to = append(r.to, target{slot: int32(t.Slot.Index), code: t.Value.Num})
+					r.nums = append(r.nums, target{slot: int32(t.Slot.Index), num: t.Value.Num})
 				}
 				for _, a := range cr.Set {
+					if w, ok := fixedWrite(a); ok && (w.typ == lang.Int || w.typ == lang.Float) {
+						r.nums = append(r.nums, target{slot: w.slot, num: w.num})
+						continue
+					} else if ok {
+						r.fixed = append(r.fixed, w)
+						continue
+					}
 					r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
 				}
 				for i := range cr.Effects {
@@ -160,6 +176,30 @@ func New(p *rules.Policy) *Engine {
 		e.plans = append(e.plans, groups)
 	}
 	return e
+}
+
+// fixedWrite is the write of a set whose value is a constant. A constant
+// number that is not finite is left to fire, which refuses it.
+func fixedWrite(a rules.Assign) (write, bool) {
+	k := a.Prog.Const
+	if k == nil {
+		return write{}, false
+	}
+	w := write{slot: int32(a.Slot.Index), typ: a.Slot.Type}
+	switch a.Slot.Type {
+	case lang.Int, lang.Float:
+		if math.IsNaN(k.Num) || math.IsInf(k.Num, 0) {
+			return write{}, false
+		}
+		w.num = k.Num
+	case lang.String:
+		w.str = k.Str
+	case lang.Bool:
+		w.b = k.Bool
+	default:
+		return write{}, false
+	}
+	return w, true
 }
 
 func staticEffects(effs []effect) []Effect {

@@ -244,16 +244,16 @@ type write struct {
 	str  string
 }
 
-// firing is a rule that fired in the event being decided: its targets are
-// the rule's, its assignments writes[sets:sets+len(r.sets)].
+// firing is a rule that fired in the event being decided: its fixed
+// writes are the rule's, the others writes[sets:sets+len(r.sets)].
 type firing struct {
 	r    *rule
 	sets int
 }
 
 // fire records a rule's assignments (evaluated against the state before
-// the event) and emits its effects; its targets are the rule's own and are
-// applied from it.
+// the event) and emits its effects; its fixed writes are the rule's own
+// and are applied from it.
 func (s *Session) fire(r *rule) error {
 	f := &s.frame
 	s.fired = append(s.fired, firing{r: r, sets: len(s.writes)})
@@ -320,20 +320,30 @@ func (s *Session) apply() {
 		s.written++
 	}
 	for _, fr := range s.fired {
-		for _, t := range fr.r.to {
-			s.state[t.slot].Num = t.code
+		for _, t := range fr.r.nums {
+			s.state[t.slot].Num = t.num
 		}
-		for i := range fr.r.sets {
-			w := &s.writes[fr.sets+i]
-			v := &s.state[w.slot]
-			switch w.typ {
-			case lang.Int, lang.Float:
-				v.Num = w.num
-			case lang.String:
-				v.Str = w.str
-			case lang.Bool:
-				v.Bool = w.b
-			}
+		if len(fr.r.fixed) > 0 {
+			s.write(fr.r.fixed)
+		}
+		if n := len(fr.r.sets); n > 0 {
+			s.write(s.writes[fr.sets : fr.sets+n])
+		}
+	}
+}
+
+// write stores writes in the state, in order.
+func (s *Session) write(writes []write) {
+	for i := range writes {
+		w := &writes[i]
+		v := &s.state[w.slot]
+		switch w.typ {
+		case lang.Int, lang.Float:
+			v.Num = w.num
+		case lang.String:
+			v.Str = w.str
+		case lang.Bool:
+			v.Bool = w.b
 		}
 	}
 }
