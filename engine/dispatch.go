@@ -114,21 +114,21 @@ func and(parts []*lang.Program) func(*lang.Frame) bool {
 	}
 }
 
-// bitsOf is the conjunction of parts as one mask test, or nil when some
-// part is not a test of bool facts or two test the same fact.
-func bitsOf(parts []*lang.Program) *lang.BitTest {
+// bitsOf is the conjunction of parts as one mask test, or false when
+// some part is not a test of bool facts or two test the same fact.
+func bitsOf(parts []*lang.Program) (lang.BitTest, bool) {
 	if len(parts) == 0 {
-		return nil
+		return lang.BitTest{}, false
 	}
 	var t lang.BitTest
 	for _, p := range parts {
 		if p.Bits == nil || p.Bits.Mask&t.Mask != 0 {
-			return nil
+			return lang.BitTest{}, false
 		}
 		t.Mask |= p.Bits.Mask
 		t.Want |= p.Bits.Want
 	}
-	return &t
+	return t, true
 }
 
 func bitTest(t lang.BitTest) func(*lang.Frame) bool {

@@ -13,6 +13,7 @@ type Engine struct {
 	policy  *rules.Policy
 	plans   [][]group // per contract event, per group
 	initial []lang.Value
+	rules   []rule // every rule a decision reaches, in plan order (see pack)
 }
 
 type group struct {
@@ -29,23 +30,23 @@ type group struct {
 
 // bucket is a list of candidate rules with its state index.
 type bucket struct {
-	rules []*rule
-	// pre, when set, is the first conjunct of every rule's guard, tested
-	// once for the bucket (see hoist).
-	pre func(*lang.Frame) bool
-	// preParts is the conjunct pre tests, and preBits it as a mask test
-	// when it is one.
-	preParts []*lang.Program
-	preBits  *lang.BitTest
 	// byState indexes the rules by the values of the enum slots their
 	// `from` clauses read: byState[key] lists, in file order, the rules
 	// whose from matches, where key mixes the slots' indexes by stride.
 	// A decision then checks no from clause at all. It is nil when the
 	// slots have too many combinations to tabulate. key0 is the first
 	// key's slot (its stride is 1), keys the others.
+	byState [][]*rule
 	key0    int
 	keys    []stateKey
-	byState [][]*rule
+	rules   []*rule
+	// pre, when set, is the first conjunct of every rule's guard, tested
+	// once for the bucket (see hoist); preBits is it as a mask test when
+	// hasPreBits. preParts is the conjunct pre tests.
+	pre        func(*lang.Frame) bool
+	preBits    lang.BitTest
+	hasPreBits bool
+	preParts   []*lang.Program
 }
 
 type stateKey struct {
@@ -58,33 +59,39 @@ const maxStateTable = 4096
 // rule is a compiled rule with the effects that need no evaluation built
 // once, so emitting them costs nothing.
 type rule struct {
-	c    *rules.CompiledRule
-	name string
+	// The fields a decision reads come first, so that a rule that fires
+	// reads two cache lines (the events of a long stream evict the
+	// policy's data between uses; see pack).
+	//
+	// bits, when hasBits, is when as one mask test (every conjunct tests
+	// bool facts), which run tests in place instead of calling when.
+	bits    lang.BitTest
+	hasBits bool
 	// when is the guard left to test once the rule's bucket is chosen:
 	// the whole guard, or the conjuncts after the literal the group
 	// dispatches on; nil when nothing is left.
-	when  func(*lang.Frame) bool
-	parts []*lang.Program // the conjuncts when is made of
-	// bits, when set, is when as one mask test (every conjunct tests bool
-	// facts), which run tests in place instead of calling when.
-	bits *lang.BitTest
-	lit  *lang.Lit
-	// from, to and sets are the rule's state match, targets and
-	// assignments laid flat, so a decision follows no pointers to check or
-	// apply them.
-	//
-	// The writes known before any event are applied from the rule: nums
-	// are the targets (an enum slot holds its index in Num) and the sets
-	// of finite constant numbers, fixed the sets of other constants. sets
+	when func(*lang.Frame) bool
+	name string
+	// nums, fixed and sets are the rule's targets and assignments laid
+	// flat, so a decision follows no pointers to apply them. The writes
+	// known before any event are applied from the rule: nums are the
+	// targets (an enum slot holds its index in Num) and the sets of
+	// finite constant numbers, fixed the sets of other constants. sets
 	// are the others, evaluated when the rule fires.
-	from    []fromCheck
-	nums    []target
-	fixed   []write
-	sets    []set
-	effects []effect
+	nums  []target
+	fixed []write
+	sets  []set
 	// statics are the effects when every one is static (appended in one
 	// copy), else nil.
 	statics []Effect
+	// from is the rule's state match, read when its bucket has no state
+	// index.
+	from []fromCheck
+
+	c       *rules.CompiledRule
+	parts   []*lang.Program // the conjuncts when is made of
+	lit     *lang.Lit
+	effects []effect
 }
 
 // target is a number written to a slot: a `to`'s enum index, or a
@@ -164,10 +171,10 @@ func New(p *rules.Policy) *Engine {
 			g.dispatch(p, plan)
 			for i := range g.buckets {
 				b := &g.buckets[i]
-				b.preBits = bitsOf(b.preParts)
+				b.preBits, b.hasPreBits = bitsOf(b.preParts)
 				for _, r := range b.rules {
 					if r.when != nil {
-						r.bits = bitsOf(r.parts)
+						r.bits, r.hasBits = bitsOf(r.parts)
 					}
 				}
 			}
@@ -175,7 +182,51 @@ func New(p *rules.Policy) *Engine {
 		}
 		e.plans = append(e.plans, groups)
 	}
+	e.pack()
 	return e
+}
+
+// pack moves every rule a decision reaches into one array, in the order
+// of the plans, so that the rules of a group share cache lines instead of
+// lying wherever they were allocated: between two events of a kind, the
+// facts of the events in between evict the policy's data, and a rule
+// read again then costs a miss for each line it spans.
+func (e *Engine) pack() {
+	at := map[*rule]int{}
+	var order []*rule
+	for _, plan := range e.plans {
+		for gi := range plan {
+			for bi := range plan[gi].buckets {
+				for _, r := range plan[gi].buckets[bi].rules {
+					if _, ok := at[r]; !ok {
+						at[r] = len(order)
+						order = append(order, r)
+					}
+				}
+			}
+		}
+	}
+	arena := make([]rule, len(order))
+	for i, r := range order {
+		arena[i] = *r
+	}
+	e.rules = arena
+	moved := func(rs []*rule) {
+		for i, r := range rs {
+			rs[i] = &arena[at[r]]
+		}
+	}
+	for _, plan := range e.plans {
+		for gi := range plan {
+			for bi := range plan[gi].buckets {
+				b := &plan[gi].buckets[bi]
+				moved(b.rules)
+				for _, rs := range b.byState {
+					moved(rs)
+				}
+			}
+		}
+	}
 }
 
 // fixedWrite is the write of a set whose value is a constant. A constant

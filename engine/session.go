@@ -158,8 +158,8 @@ func (s *Session) run(ev *Event) error {
 			cands = b.byState[key]
 		}
 		if b.pre != nil && len(cands) > 0 {
-			if t := b.preBits; t != nil {
-				if f.Bits&t.Mask != t.Want {
+			if b.hasPreBits {
+				if f.Bits&b.preBits.Mask != b.preBits.Want {
 					continue
 				}
 			} else if !b.pre(f) {
@@ -174,8 +174,8 @@ func (s *Session) run(ev *Event) error {
 				continue
 			}
 			// A mask test cannot fail, so it needs no error check.
-			if t := r.bits; t != nil {
-				if f.Bits&t.Mask != t.Want {
+			if r.hasBits {
+				if f.Bits&r.bits.Mask != r.bits.Want {
 					continue
 				}
 			} else if w := r.when; w != nil && !w(f) {
