@@ -59,9 +59,10 @@ const maxStateTable = 4096
 // rule is a compiled rule with the effects that need no evaluation built
 // once, so emitting them costs nothing.
 type rule struct {
-	// The fields a decision reads come first, so that a rule that fires
-	// reads two cache lines (the events of a long stream evict the
-	// policy's data between uses; see pack).
+	// The fields a decision reads come first, so that testing and firing
+	// a rule read its first 144 bytes and nothing behind a pointer (the
+	// events of a long stream evict the policy's data between uses; see
+	// pack).
 	//
 	// bits, when hasBits, is when as one mask test (every conjunct tests
 	// bool facts), which run tests in place instead of calling when.
