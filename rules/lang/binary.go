@@ -76,6 +76,10 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t == Float || r.t == Float || op == "/" || op == "**" || op == "^" {
 			t = Float
 		}
+		if in := inPlace(op, l, r); in != nil {
+			out = cnode{t: t, n: in}
+			break
+		}
 		a, b, src := l.n, r.n, n
 		switch op {
 		case "+":
@@ -314,4 +318,58 @@ func concat(f *Frame, src fmt.Stringer, x, y string) string {
 		return ""
 	}
 	return x + y
+}
+
+// inPlace is + - or * of two numeric facts of the event, or of one and a
+// constant, as one closure that reads them in place, or nil for any other
+// operands: `event.context_window - event.tokens` and `event.reserve +
+// param.margin` are the derived values every budget guard compares, and
+// each was three closure calls.
+func inPlace(op string, l, r cnode) func(*Frame) float64 {
+	i, lk := numOperand(l)
+	j, rk := numOperand(r)
+	switch {
+	case i >= 0 && j >= 0:
+		switch op {
+		case "+":
+			return func(f *Frame) float64 { return f.Facts[i].Num + f.Facts[j].Num }
+		case "-":
+			return func(f *Frame) float64 { return f.Facts[i].Num - f.Facts[j].Num }
+		case "*":
+			return func(f *Frame) float64 { return f.Facts[i].Num * f.Facts[j].Num }
+		}
+	case i >= 0 && rk != nil:
+		k := *rk
+		switch op {
+		case "+":
+			return func(f *Frame) float64 { return f.Facts[i].Num + k }
+		case "-":
+			return func(f *Frame) float64 { return f.Facts[i].Num - k }
+		case "*":
+			return func(f *Frame) float64 { return f.Facts[i].Num * k }
+		}
+	case lk != nil && j >= 0:
+		k := *lk
+		switch op {
+		case "+":
+			return func(f *Frame) float64 { return k + f.Facts[j].Num }
+		case "-":
+			return func(f *Frame) float64 { return k - f.Facts[j].Num }
+		case "*":
+			return func(f *Frame) float64 { return k * f.Facts[j].Num }
+		}
+	}
+	return nil
+}
+
+// numOperand is the index of the event fact a numeric node reads, or -1,
+// and its constant value when it is one.
+func numOperand(n cnode) (fact int, k *float64) {
+	switch {
+	case n.ref != nil && n.ref.event && n.code == nil && n.t.Numeric():
+		return n.ref.index, nil
+	case n.k != nil && n.t.Numeric():
+		return -1, &n.k.Num
+	}
+	return -1, nil
 }
