@@ -60,9 +60,9 @@ const maxStateTable = 4096
 // once, so emitting them costs nothing.
 type rule struct {
 	// The fields a decision reads come first, so that testing and firing
-	// a rule read its first 144 bytes and nothing behind a pointer (the
-	// events of a long stream evict the policy's data between uses; see
-	// pack).
+	// a rule read its first 144 bytes, and a mask test reads nothing
+	// behind a pointer (the events of a long stream evict the policy's
+	// data between uses; see pack).
 	//
 	// bits, when hasBits, is when as one mask test (every conjunct tests
 	// bool facts), which run tests in place instead of calling when.
