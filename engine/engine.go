@@ -93,6 +93,9 @@ type rule struct {
 	parts   []*lang.Program // the conjuncts when is made of
 	lit     *lang.Lit
 	effects []effect
+	// packed is 1 + the rule's index in Engine.rules once pack has
+	// placed it there, 0 before.
+	packed int
 }
 
 // target is a number written to a slot: a `to`'s enum index, or a
@@ -143,11 +146,12 @@ func New(p *rules.Policy) *Engine {
 					r.nums = append(r.nums, target{slot: int32(t.Slot.Index), num: t.Value.Num})
 				}
 				for _, a := range cr.Set {
-					if w, ok := fixedWrite(a); ok && (w.typ == lang.Int || w.typ == lang.Float) {
-						r.nums = append(r.nums, target{slot: w.slot, num: w.num})
-						continue
-					} else if ok {
-						r.fixed = append(r.fixed, w)
+					if w, ok := fixedWrite(a); ok {
+						if w.typ == lang.Int || w.typ == lang.Float {
+							r.nums = append(r.nums, target{slot: w.slot, num: w.num})
+						} else {
+							r.fixed = append(r.fixed, w)
+						}
 						continue
 					}
 					r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
@@ -193,38 +197,41 @@ func New(p *rules.Policy) *Engine {
 // facts of the events in between evict the policy's data, and a rule
 // read again then costs a miss for each line it spans.
 func (e *Engine) pack() {
-	at := map[*rule]int{}
 	var order []*rule
-	for _, plan := range e.plans {
-		for gi := range plan {
-			for bi := range plan[gi].buckets {
-				for _, r := range plan[gi].buckets[bi].rules {
-					if _, ok := at[r]; !ok {
-						at[r] = len(order)
-						order = append(order, r)
-					}
-				}
+	e.eachBucket(func(b *bucket) {
+		for _, r := range b.rules {
+			if r.packed == 0 {
+				order = append(order, r)
+				r.packed = len(order)
 			}
 		}
-	}
+	})
 	arena := make([]rule, len(order))
 	for i, r := range order {
 		arena[i] = *r
 	}
 	e.rules = arena
+	// A state index lists rules of its bucket only, so every rule it
+	// names has its place.
 	moved := func(rs []*rule) {
 		for i, r := range rs {
-			rs[i] = &arena[at[r]]
+			rs[i] = &arena[r.packed-1]
 		}
 	}
+	e.eachBucket(func(b *bucket) {
+		for _, rs := range b.byState {
+			moved(rs)
+		}
+		moved(b.rules)
+	})
+}
+
+// eachBucket calls visit on every bucket of every plan, in plan order.
+func (e *Engine) eachBucket(visit func(*bucket)) {
 	for _, plan := range e.plans {
 		for gi := range plan {
 			for bi := range plan[gi].buckets {
-				b := &plan[gi].buckets[bi]
-				moved(b.rules)
-				for _, rs := range b.byState {
-					moved(rs)
-				}
+				visit(&plan[gi].buckets[bi])
 			}
 		}
 	}

@@ -363,12 +363,13 @@ func inPlace(op string, l, r cnode) func(*Frame) float64 {
 }
 
 // numOperand is the index of the event fact a numeric node reads, or -1,
-// and its constant value when it is one.
+// and its value when it is a constant. The caller has checked that the
+// node is numeric.
 func numOperand(n cnode) (fact int, k *float64) {
 	switch {
-	case n.ref != nil && n.ref.event && n.code == nil && n.t.Numeric():
+	case n.ref != nil && n.ref.event:
 		return n.ref.index, nil
-	case n.k != nil && n.t.Numeric():
+	case n.k != nil:
 		return -1, &n.k.Num
 	}
 	return -1, nil
