@@ -123,7 +123,7 @@ func decodeUse(body hcl.Body) (*useBlock, bool, hcl.Diagnostics) {
 	}
 	b := content.Blocks[0]
 	use := &useBlock{Name: b.Labels[0], NameRange: b.LabelRanges[0], rest: rest}
-	attrs, diags := b.Body.JustAttributes()
+	attrs, diags := bodyAttributes(b.Body)
 	for _, a := range sortedAttrs(attrs) {
 		v, d := a.Expr.Value(nil)
 		if d.HasErrors() {
@@ -309,7 +309,7 @@ func (p *Policy) disable(b *hcl.Block, comp *Composition) hcl.Diagnostics {
 	if old == nil {
 		return diags
 	}
-	content, d := b.Body.Content(disableSchema)
+	content, d := bodyContent(b.Body, disableSchema)
 	diags = append(diags, d...)
 	dis := &Disabled{Rule: old, Range: b.LabelRanges[0]}
 	if a, ok := content.Attributes["reason"]; ok {

@@ -19,7 +19,7 @@ var derivedSchema = &hcl.BodySchema{
 }
 
 func decodeDerived(b *hcl.Block) (*Derived, hcl.Diagnostics) {
-	content, diags := b.Body.Content(derivedSchema)
+	content, diags := bodyContent(b.Body, derivedSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -52,7 +52,7 @@ var validationSchema = &hcl.BodySchema{
 }
 
 func decodeParam(b *hcl.Block) (*Param, hcl.Diagnostics) {
-	content, diags := b.Body.Content(paramSchema)
+	content, diags := bodyContent(b.Body, paramSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -82,7 +82,7 @@ func decodeParam(b *hcl.Block) (*Param, hcl.Diagnostics) {
 		}
 	}
 	for _, vb := range content.Blocks {
-		vc, d := vb.Body.Content(validationSchema)
+		vc, d := bodyContent(vb.Body, validationSchema)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue

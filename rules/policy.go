@@ -165,7 +165,7 @@ var policyBlockSchema = &hcl.BodySchema{
 // structure; expressions are compiled later, once params are final. With
 // omit, property and verify blocks are skipped (WithoutProperties).
 func decodePolicy(body hcl.Body, filename string, omit bool) (*Policy, hcl.Diagnostics) {
-	content, diags := body.Content(policySchema)
+	content, diags := bodyContent(body, policySchema)
 	p := &Policy{PropertiesOmitted: omit}
 	diags = append(diags, p.decodeBlocks(content.Blocks, newDecls(), false)...)
 	if p.DeclRange == (hcl.Range{}) && !diags.HasErrors() {
@@ -227,7 +227,7 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 				continue
 			}
 			p.Name, p.DeclRange = name, b.DefRange
-			attrs, d := b.Body.Content(policyBlockSchema)
+			attrs, d := bodyContent(b.Body, policyBlockSchema)
 			diags = append(diags, d...)
 			if a, ok := attrs.Attributes["description"]; ok {
 				s, d := literalString(a.Expr, "description")

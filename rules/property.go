@@ -119,7 +119,7 @@ var verifySchema = &hcl.BodySchema{
 }
 
 func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
-	content, diags := b.Body.Content(propertySchema)
+	content, diags := bodyContent(b.Body, propertySchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -244,7 +244,7 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 }
 
 func decodeVerify(b *hcl.Block) (*VerifySettings, hcl.Diagnostics) {
-	content, diags := b.Body.Content(verifySchema)
+	content, diags := bodyContent(b.Body, verifySchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -56,7 +56,7 @@ var ruleSchema = &hcl.BodySchema{
 
 func decodeGroup(b *hcl.Block) (*Group, hcl.Diagnostics) {
 	g := &Group{Name: b.Labels[0], DeclRange: b.DefRange}
-	content, diags := b.Body.Content(groupSchema)
+	content, diags := bodyContent(b.Body, groupSchema)
 	for _, rb := range content.Blocks {
 		r, d := decodeRule(rb, g)
 		diags = append(diags, d...)
@@ -68,7 +68,7 @@ func decodeGroup(b *hcl.Block) (*Group, hcl.Diagnostics) {
 }
 
 func decodeRule(b *hcl.Block, g *Group) (*Rule, hcl.Diagnostics) {
-	content, diags := b.Body.Content(ruleSchema)
+	content, diags := bodyContent(b.Body, ruleSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -96,7 +96,7 @@ func decodeRule(b *hcl.Block, g *Group) (*Rule, hcl.Diagnostics) {
 		diags = append(diags, d...)
 	}
 	for _, eb := range content.Blocks {
-		attrs, d := eb.Body.JustAttributes()
+		attrs, d := bodyAttributes(eb.Body)
 		diags = append(diags, d...)
 		r.Effects = append(r.Effects, &Effect{Name: eb.Labels[0], NameRange: eb.LabelRanges[0], Args: attrs, DeclRange: eb.DefRange})
 	}

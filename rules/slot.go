@@ -47,7 +47,7 @@ var slotTypes = map[string]lang.Type{
 }
 
 func decodeSlot(b *hcl.Block, index int) (*Slot, hcl.Diagnostics) {
-	content, diags := b.Body.Content(slotSchema)
+	content, diags := bodyContent(b.Body, slotSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}

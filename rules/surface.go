@@ -43,7 +43,7 @@ var messageSchema = &hcl.BodySchema{
 }
 
 func decodeMessage(b *hcl.Block) (*Message, hcl.Diagnostics) {
-	content, diags := b.Body.Content(messageSchema)
+	content, diags := bodyContent(b.Body, messageSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -70,7 +70,7 @@ var toolParamSchema = &hcl.BodySchema{
 var toolParamTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true}
 
 func decodeTool(b *hcl.Block) (*Tool, hcl.Diagnostics) {
-	content, diags := b.Body.Content(toolSchema)
+	content, diags := bodyContent(b.Body, toolSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -80,7 +80,7 @@ func decodeTool(b *hcl.Block) (*Tool, hcl.Diagnostics) {
 	diags = append(diags, d...)
 	seen := map[string]bool{}
 	for _, pb := range content.Blocks {
-		pc, d := pb.Body.Content(toolParamSchema)
+		pc, d := bodyContent(pb.Body, toolParamSchema)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -114,7 +114,7 @@ var commandSchema = &hcl.BodySchema{
 }
 
 func decodeCommand(b *hcl.Block) (*Command, hcl.Diagnostics) {
-	content, diags := b.Body.Content(commandSchema)
+	content, diags := bodyContent(b.Body, commandSchema)
 	if diags.HasErrors() {
 		return nil, diags
 	}
