@@ -185,3 +185,36 @@ func TestContentAllocatesLess(t *testing.T) {
 		t.Errorf("bodyContent makes %v allocations, HCL's Content %v: want at most half", ours, hcls)
 	}
 }
+
+// TestParseForDecidingOmitsProperties: a built-in loaded to decide with
+// (WithoutProperties) is rebuilt from its tree without its property and
+// verify blocks; loaded whole, it has them.
+func TestParseForDecidingOmitsProperties(t *testing.T) {
+	src, err := os.ReadFile("../policies/wipe_memory.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := os.ReadFile("../policies/wipe_memory.hcl.tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Source{Name: "policies/wipe_memory.hcl", Bytes: src, Tree: tree}
+	count := func(noProperties bool) (props, all int) {
+		f, diags := parse(s, noProperties)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+			all++
+			if b.Type == "property" || b.Type == "verify" {
+				props++
+			}
+		}
+		return props, all
+	}
+	wholeProps, whole := count(false)
+	props, all := count(true)
+	if wholeProps == 0 || props != 0 || all != whole-wholeProps {
+		t.Fatalf("loaded whole: %d blocks, %d of them property or verify; to decide with: %d, %d of them", whole, wholeProps, all, props)
+	}
+}

@@ -117,7 +117,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 		opt(&o)
 	}
 	sources := map[string][]byte{src.Name: src.Bytes}
-	file, diags := parse(src)
+	file, diags := parse(src, o.noProperties)
 	if diags.HasErrors() {
 		return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
 	}
@@ -143,11 +143,19 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	return p, Diagnostics{diags, sources}
 }
 
-func parse(src Source) (*hcl.File, hcl.Diagnostics) {
+// parse reads src's syntax tree. With noProperties, a tree made at build
+// time is rebuilt without its property and verify blocks, which a policy
+// loaded to decide with does not read (WithoutProperties); a file parsed
+// from its text keeps them.
+func parse(src Source, noProperties bool) (*hcl.File, hcl.Diagnostics) {
 	if len(src.Tree) > 0 && !strings.HasSuffix(src.Name, ".json") && len(src.Bytes) <= MaxFileBytes {
+		var omit []string
+		if noProperties {
+			omit = []string{"property", "verify"}
+		}
 		// The tree was made by a parse that passed CheckHCL, and Decode
 		// bounds its depth on its own.
-		if f, err := hcltree.Decode(src.Tree, src.Bytes, src.Name); err == nil {
+		if f, err := hcltree.Decode(src.Tree, src.Bytes, src.Name, omit...); err == nil {
 			return f, nil
 		}
 	}

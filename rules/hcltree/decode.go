@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc64"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -22,8 +23,10 @@ var ErrOtherSource = errors.New("hcltree: the encoding is of another version of 
 
 // Decode rebuilds the syntax tree Encode wrote for src, with every range
 // in filename. It fails, never panics, on an encoding that is not one
-// of src's.
-func Decode(enc, src []byte, filename string) (*hcl.File, error) {
+// of src's. Top-level blocks of the types omit names are left out of the
+// tree unread: a policy loaded to decide with reads no property or verify
+// block, which are a fifth of the default's tree.
+func Decode(enc, src []byte, filename string, omit ...string) (*hcl.File, error) {
 	if !bytes.HasPrefix(enc, []byte(magic)) {
 		return nil, errors.New("hcltree: not an encoded syntax tree")
 	}
@@ -37,7 +40,7 @@ func Decode(enc, src []byte, filename string) (*hcl.File, error) {
 	}
 	// One string holds every name and literal of the encoding, and one the
 	// source, so a decoded string costs no allocation of its own.
-	d := &decoder{enc: string(enc), src: string(src), filename: filename, off: off + 8}
+	d := &decoder{enc: string(enc), src: string(src), filename: filename, off: off + 8, omit: omit}
 	names := d.count()
 	if d.err == nil {
 		d.table = make([]string, 0, max(names-1, 0))
@@ -63,6 +66,7 @@ type decoder struct {
 	table    []string
 	err      error
 	nodes    nodes
+	omit     []string
 }
 
 // nodes are the decoder's slabs, one per kind of node and list it makes.
@@ -171,6 +175,14 @@ func (d *decoder) name() string {
 	return d.table[i]
 }
 
+// peekName is the name name would read next, without reading it.
+func (d *decoder) peekName() string {
+	off := d.off
+	s := d.name()
+	d.off = off
+	return s
+}
+
 func (d *decoder) rng() hcl.Range {
 	// A range is six numbers, most often a byte each: those six are read
 	// at once, where six calls of uint, too large to inline, were a
@@ -226,6 +238,22 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 	if n := d.count(); n > 0 {
 		b.Blocks = d.nodes.blockLists.take(n - 1)[:0]
 		for i := 0; i < n-1 && d.err == nil; i++ {
+			end := -1
+			if depth == 0 {
+				// A top-level block: its length, then ranges from the
+				// file's start (Encode's body).
+				end = d.uint()
+				if end > len(d.enc)-d.off {
+					d.fail("a block of %d bytes past the end", end)
+					break
+				}
+				end += d.off
+				d.prev = hcl.Pos{}
+				if len(d.omit) > 0 && slices.Contains(d.omit, d.peekName()) {
+					d.off = end
+					continue
+				}
+			}
 			bl := d.nodes.blocks.one()
 			bl.Type = d.name()
 			if n := d.count(); n > 0 {
@@ -243,6 +271,9 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 				}
 			}
 			bl.Body = d.body(depth + 1)
+			if end >= 0 && d.err == nil && d.off != end {
+				d.fail("a block ends at byte %d, its length says %d", d.off, end)
+			}
 			b.Blocks = append(b.Blocks, bl)
 		}
 	}

@@ -13,5 +13,8 @@
 // length and CRC-64, and Decode refuses other bytes. Expression kinds the
 // encoding does not spell out are stored as their source range and parsed
 // again from that text on decode; Encode checks that this gives each one
-// back exactly, and fails on a file where it would not.
+// back exactly, and fails on a file where it would not. Each top-level
+// block is stored with its length, so that Decode can leave out the
+// blocks a caller will not read (a policy loaded to decide with skips its
+// property and verify blocks) without rebuilding them.
 package hcltree

@@ -13,7 +13,7 @@ import (
 )
 
 // magic starts every encoding; the digit is the format's version.
-const magic = "HCLT2"
+const magic = "HCLT3"
 
 // crcTable checks that an encoding is of the bytes given: with their
 // length, a CRC-64 tells an edited file from the one encoded (an edit
@@ -56,7 +56,7 @@ func Encode(file *hcl.File, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("hcltree: not a native syntax body: %T", file.Body)
 	}
 	e := &encoder{src: src, strs: map[string]int{}}
-	if err := e.body(body); err != nil {
+	if err := e.body(body, 0); err != nil {
 		return nil, err
 	}
 	out := binary.AppendUvarint([]byte(magic), uint64(len(src)))
@@ -116,7 +116,11 @@ func (e *encoder) rng(r hcl.Range) error {
 	return nil
 }
 
-func (e *encoder) body(b *hclsyntax.Body) error {
+// body writes b. At the top (depth 0) each block is preceded by its
+// length in bytes, and the ranges within it are written from the file's
+// start rather than from the range before it, so that Decode can pass over
+// a block it is asked to omit without reading it.
+func (e *encoder) body(b *hclsyntax.Body, depth int) error {
 	attrs := make([]*hclsyntax.Attribute, 0, len(b.Attributes))
 	for _, a := range b.Attributes {
 		attrs = append(attrs, a)
@@ -142,25 +146,39 @@ func (e *encoder) body(b *hclsyntax.Body) error {
 	}
 	e.count(len(b.Blocks), b.Blocks == nil)
 	for _, bl := range b.Blocks {
-		e.name(bl.Type)
-		e.count(len(bl.Labels), bl.Labels == nil)
-		for _, l := range bl.Labels {
-			e.name(l)
-		}
-		e.count(len(bl.LabelRanges), bl.LabelRanges == nil)
-		for _, r := range append([]hcl.Range{bl.TypeRange, bl.OpenBraceRange, bl.CloseBraceRange}, bl.LabelRanges...) {
-			if err := e.rng(r); err != nil {
+		if depth > 0 {
+			if err := e.block(bl, depth); err != nil {
 				return err
 			}
+			continue
 		}
-		if bl.Body == nil {
-			return fmt.Errorf("hcltree: block %q at %s has no body", bl.Type, bl.TypeRange)
+		e.prev = hcl.Pos{}
+		start := len(e.buf)
+		if err := e.block(bl, depth); err != nil {
+			return err
 		}
-		if err := e.body(bl.Body); err != nil {
+		enc := append([]byte(nil), e.buf[start:]...)
+		e.buf = append(binary.AppendUvarint(e.buf[:start], uint64(len(enc))), enc...)
+	}
+	return nil
+}
+
+func (e *encoder) block(bl *hclsyntax.Block, depth int) error {
+	e.name(bl.Type)
+	e.count(len(bl.Labels), bl.Labels == nil)
+	for _, l := range bl.Labels {
+		e.name(l)
+	}
+	e.count(len(bl.LabelRanges), bl.LabelRanges == nil)
+	for _, r := range append([]hcl.Range{bl.TypeRange, bl.OpenBraceRange, bl.CloseBraceRange}, bl.LabelRanges...) {
+		if err := e.rng(r); err != nil {
 			return err
 		}
 	}
-	return nil
+	if bl.Body == nil {
+		return fmt.Errorf("hcltree: block %q at %s has no body", bl.Type, bl.TypeRange)
+	}
+	return e.body(bl.Body, depth+1)
 }
 
 func (e *encoder) expr(x hclsyntax.Expression) error {

@@ -160,3 +160,100 @@ func TestNestingPastTheBoundIsRefused(t *testing.T) {
 	src = []byte("a = " + strings.Repeat("[", ok) + strings.Repeat("]", ok) + "\n")
 	roundTrip(t, src, "ok.hcl")
 }
+
+// withoutTop is f's body with its top-level blocks of the given types
+// taken out, as Decode with omit should give it.
+func withoutTop(f *hcl.File, types ...string) *hclsyntax.Body {
+	b := *f.Body.(*hclsyntax.Body)
+	var kept hclsyntax.Blocks
+	for _, bl := range b.Blocks {
+		skip := false
+		for _, t := range types {
+			skip = skip || bl.Type == t
+		}
+		if !skip {
+			kept = append(kept, bl)
+		}
+	}
+	b.Blocks = kept
+	return &b
+}
+
+// TestOmittedBlocksAreLeftOut: with omit, the tree is the parser's less
+// the top-level blocks of those types, and only those: a nested block of
+// the same type stays, and so does every range after an omitted block.
+func TestOmittedBlocksAreLeftOut(t *testing.T) {
+	const nested = `
+property "first" {
+  always = "x"
+}
+group "g" {
+  property "inner" {
+    kept = true
+  }
+}
+verify "v" {
+  depth = 3
+}
+rule_after "r" {
+  on = "request"
+}
+property "last" {}
+`
+	sources := map[string][]byte{"nested.hcl": []byte(nested)}
+	for _, n := range policies.Names() {
+		src, _ := policies.Source(n)
+		sources[src.Name] = src.Bytes
+	}
+	for name, src := range sources {
+		want := parse(t, src, name)
+		enc, err := hcltree.Encode(want, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := hcltree.Decode(enc, src, name, "property", "verify")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBody := withoutTop(want, "property", "verify")
+		if len(wantBody.Blocks) == len(want.Body.(*hclsyntax.Body).Blocks) {
+			t.Fatalf("%s has no property or verify block to omit", name)
+		}
+		if wantBody.Blocks == nil {
+			wantBody.Blocks = hclsyntax.Blocks{}
+		}
+		if !reflect.DeepEqual(got.Body, wantBody) {
+			t.Fatalf("%s: the tree decoded without property and verify blocks is not the parsed one less those blocks", name)
+		}
+		// Omitting nothing is the whole tree.
+		all, err := hcltree.Decode(enc, src, name, "no_such_block")
+		if err != nil || !reflect.DeepEqual(all.Body, want.Body) {
+			t.Fatalf("%s: omitting a type the file lacks changed the tree (%v)", name, err)
+		}
+	}
+	f, _ := hcltree.Decode(mustEncode(t, nested), []byte(nested), "nested.hcl", "property")
+	inner := f.Body.(*hclsyntax.Body).Blocks
+	if len(inner) != 3 || inner[0].Type != "group" || len(inner[0].Body.Blocks) != 1 || inner[0].Body.Blocks[0].Type != "property" {
+		t.Fatalf("the nested property block was omitted too: %d top-level blocks", len(inner))
+	}
+}
+
+func mustEncode(t *testing.T, src string) []byte {
+	t.Helper()
+	enc, err := hcltree.Encode(parse(t, []byte(src), "x.hcl"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// TestOmittingAllocatesLess pins what omitting is for: the default,
+// rebuilt without its property and verify blocks, allocates less.
+func TestOmittingAllocatesLess(t *testing.T) {
+	src, _ := policies.Source(policies.Default)
+	whole := testing.AllocsPerRun(5, func() { hcltree.Decode(src.Tree, src.Bytes, src.Name) })
+	less := testing.AllocsPerRun(5, func() { hcltree.Decode(src.Tree, src.Bytes, src.Name, "property", "verify") })
+	if less > 0.9*whole {
+		t.Fatalf("without properties %v allocations, whole %v: the blocks were read anyway", less, whole)
+	}
+}

@@ -106,6 +106,9 @@ func TestMalformedEncodingsAreRefused(t *testing.T) {
 		{"a raw range that does not parse", encoding(src, []string{"a"}, body(attr(0, cat([]any{tagRaw}, rng(0, 1, 0, 0, 4, 3))...))...), "does not parse"},
 		{"a string past the end", encoding(src, []string{"a"}, body(attr(0, []any{tagLiteral, litString, 1 << 20}...))...), "string past the end"},
 		{"a number past any size", append(encoding(src, nil), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), "past any size"},
+		{"a top-level block past the end", encoding(src, []string{"a"}, cat(rng(1, 1, 0, 1, 1, 0), rng(0, 1, 0, 0, 1, 0), []any{0, 2, 1 << 20})...), "past the end"},
+		{"a top-level block longer than its length", encoding(src, []string{"a"}, cat(rng(1, 1, 0, 1, 1, 0), rng(0, 1, 0, 0, 1, 0), []any{0, 2, 1, 0, 0, 0}, rng(1, 1, 0, 1, 1, 0), rng(0, 1, 0, 0, 1, 0), rng(0, 1, 0, 0, 1, 0), rng(0, 1, 0, 0, 1, 0), rng(0, 1, 0, 0, 1, 0), []any{0, 0})...), "its length says"},
+		{"a top-level block shorter than its length", encoding(src, []string{"a"}, cat(rng(1, 1, 0, 1, 1, 0), rng(0, 1, 0, 0, 1, 0), []any{0, 2, 36, 0, 0, 0}, rng(1, 1, 0, 1, 1, 0), rng(0, 1, 0, 0, 1, 0), rng(0, 1, 0, 0, 1, 0), rng(0, 1, 0, 0, 1, 0), rng(0, 1, 0, 0, 1, 0), []any{0, 0, 0})...), "its length says"},
 		{"not an encoding", []byte("nonsense"), "not an encoded syntax tree"},
 		{"a header cut short", []byte(magic), "not an encoded syntax tree"},
 	}
