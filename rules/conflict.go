@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/resetpolicy/resetpolicy/rules/hclfmt"
 )
 
 // paramRef finds the params a condition reads; compiled when a validation
@@ -53,5 +53,5 @@ func containsParam(ps []*Param, p *Param) bool {
 }
 
 func valueText(p *Param) string {
-	return strings.TrimSpace(string(hclwrite.TokensForValue(p.Value).Bytes()))
+	return hclfmt.Value(p.Value)
 }

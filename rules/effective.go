@@ -3,11 +3,10 @@ package rules
 import (
 	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/resetpolicy/resetpolicy/rules/hclfmt"
 )
 
 // EffectiveSource is the policy a file that uses a built-in amounts to, as
@@ -89,7 +88,7 @@ func EffectiveSource(p *Policy) ([]byte, error) {
 		e.text(own, b.Range())
 		e.out.WriteString("\n")
 	}
-	return hclwrite.Format(e.out.Bytes()), nil
+	return hclfmt.Format(e.out.Bytes()), nil
 }
 
 type effective struct {
@@ -129,8 +128,8 @@ func (e *effective) param(b *hclsyntax.Block) {
 		e.text(e.base, rng)
 		return
 	}
-	builtin := strings.TrimSpace(string(hclwrite.TokensForValue(x.Default).Bytes()))
-	value := strings.TrimSpace(string(hclwrite.TokensForValue(x.Value).Bytes()))
+	builtin := hclfmt.Value(x.Default)
+	value := hclfmt.Value(x.Value)
 	where := x.Origin
 	if x.overrideRange != nil {
 		where = short(*x.overrideRange)

@@ -6,10 +6,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/hclfmt"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +47,7 @@ A path that does not exist is a usage error (exit 2).`,
 					fmt.Fprint(cmd.ErrOrStderr(), rules.FormatDiagnostics(map[string][]byte{f: src}, diags))
 					continue
 				}
-				out := hclwrite.Format(src)
+				out := hclfmt.Format(src)
 				if bytes.Equal(out, src) {
 					continue
 				}

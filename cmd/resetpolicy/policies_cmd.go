@@ -6,9 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/hclfmt"
 	"github.com/spf13/cobra"
 )
 
@@ -92,7 +92,7 @@ func describePolicy(out io.Writer, p *rules.Policy, arg string) {
 	fmt.Fprintln(out, "\n  params:")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, x := range p.Params {
-		val := strings.TrimSpace(string(hclwrite.TokensForValue(x.Value).Bytes()))
+		val := hclfmt.Value(x.Value)
 		origin := ""
 		if x.Origin != "default" {
 			origin = " (" + x.Origin + ")"

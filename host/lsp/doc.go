@@ -11,9 +11,9 @@
 // for its declarations while it does not load, testfile.Parse (and
 // engine/testrun for a test file's failing runs) and scenario.Parse for
 // the other two kinds, rules/contract for the events,
-// facts and effects with their docs, hclwrite.Format for formatting (fmt's
-// result). It has no parser of its own: positions come from HCL's syntax
-// tree and the loader's diagnostics.
+// facts and effects with their docs, hclfmt.Format (hclwrite's, copied)
+// for formatting (fmt's result). It has no parser of its own: positions
+// come from HCL's syntax tree and the loader's diagnostics.
 //
 // Bounds: a message is read within MaxMessageBytes, a document analysed
 // within rules.MaxFileBytes and rules.MaxNesting (the loader's bounds), at

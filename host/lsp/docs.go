@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/hclfmt"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
@@ -115,7 +115,7 @@ func valueText(v cty.Value) string {
 	if v == cty.NilVal || !v.IsKnown() {
 		return "?"
 	}
-	return strings.TrimSpace(string(hclwrite.TokensForValue(v).Bytes()))
+	return hclfmt.Value(v)
 }
 
 func paramDetail(p *rules.Param) string {

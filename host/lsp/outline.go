@@ -5,9 +5,10 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/resetpolicy/resetpolicy/rules/hclfmt"
 )
 
 // formatting is `resetpolicy fmt`'s result for the document: HCL's
@@ -25,7 +26,7 @@ func (s *Server) formatting(_ *glsp.Context, p *protocol.DocumentFormattingParam
 	if d.syntax().broken {
 		return []protocol.TextEdit{}, nil
 	}
-	out := hclwrite.Format(src)
+	out := hclfmt.Format(src)
 	if bytes.Equal(out, src) {
 		return []protocol.TextEdit{}, nil
 	}
