@@ -106,27 +106,69 @@ func TestContentIsHCLs(t *testing.T) {
 		collect(parse(name+".hcl", []byte(src)))
 	}
 	for _, b := range bodies {
-		for name, s := range schemas {
-			want, wd := b.Content(s)
-			got, gd := bodyContent(b, s)
-			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sortDiags(gd), sortDiags(wd)) {
-				t.Fatalf("%s, schema %s: bodyContent gives\n%#v %v\nHCL gives\n%#v %v", b.SrcRange, name, got, gd, want, wd)
-			}
-			if fits(b, s) {
-				fast++
-			}
-		}
-		want, wd := b.JustAttributes()
-		got, gd := bodyAttributes(b)
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sortDiags(gd), sortDiags(wd)) {
-			t.Fatalf("%s: bodyAttributes gives\n%#v %v\nHCL gives\n%#v %v", b.SrcRange, got, gd, want, wd)
-		}
+		fast += compareContent(t, b)
 	}
 	// Most of the comparisons go to HCL (a schema that does not fit); the
 	// ones that matter are those bodyContent answers itself.
 	if fast < 1000 {
 		t.Fatalf("bodyContent answered %d of the comparisons itself: too few to test it", fast)
 	}
+}
+
+// compareContent requires bodyContent and bodyAttributes to give what
+// HCL's Content and JustAttributes give for b, with every schema the
+// loader uses; it returns how many of those answers bodyContent made
+// itself.
+func compareContent(t testing.TB, b *hclsyntax.Body) (fast int) {
+	t.Helper()
+	for name, s := range schemas {
+		want, wd := b.Content(s)
+		got, gd := bodyContent(b, s)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sortDiags(gd), sortDiags(wd)) {
+			t.Fatalf("%s, schema %s: bodyContent gives\n%#v %v\nHCL gives\n%#v %v", b.SrcRange, name, got, gd, want, wd)
+		}
+		if fits(b, s) {
+			fast++
+		}
+	}
+	want, wd := b.JustAttributes()
+	got, gd := bodyAttributes(b)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sortDiags(gd), sortDiags(wd)) {
+		t.Fatalf("%s: bodyAttributes gives\n%#v %v\nHCL gives\n%#v %v", b.SrcRange, got, gd, want, wd)
+	}
+	return fast
+}
+
+// FuzzContentIsHCLs: on any file that parses, every body gets from
+// bodyContent and bodyAttributes what HCL's own methods give.
+func FuzzContentIsHCLs(f *testing.F) {
+	for _, name := range []string{"../policies/wipe_memory.hcl", "../policies/new_context.hcl", "../host/lsp/testdata/composed.hcl"} {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(src))
+	}
+	f.Add("group \"g\" {\n  rule \"r\" {\n    on = \"request\"\n  }\n}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > MaxFileBytes {
+			return
+		}
+		file, diags := hclsyntax.ParseConfig([]byte(src), "fuzz.hcl", hcl.InitialPos)
+		if diags.HasErrors() {
+			return
+		}
+		var walk func(b *hclsyntax.Body, depth int)
+		walk = func(b *hclsyntax.Body, depth int) {
+			compareContent(t, b)
+			if depth < MaxNesting {
+				for _, bl := range b.Blocks {
+					walk(bl.Body, depth+1)
+				}
+			}
+		}
+		walk(file.Body.(*hclsyntax.Body), 0)
+	})
 }
 
 // sortDiags orders diagnostics by place and text: HCL reports the
