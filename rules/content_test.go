@@ -230,7 +230,8 @@ func TestContentAllocatesLess(t *testing.T) {
 
 // TestParseForDecidingOmitsProperties: a built-in loaded to decide with
 // (WithoutProperties) is rebuilt from its tree without its property and
-// verify blocks; loaded whole, it has them.
+// verify blocks; loaded whole, it has them. Load and a file that uses a
+// built-in both read the built-in through options.parse.
 func TestParseForDecidingOmitsProperties(t *testing.T) {
 	src, err := os.ReadFile("../policies/wipe_memory.hcl")
 	if err != nil {
@@ -242,7 +243,7 @@ func TestParseForDecidingOmitsProperties(t *testing.T) {
 	}
 	s := Source{Name: "policies/wipe_memory.hcl", Bytes: src, Tree: tree}
 	count := func(noProperties bool) (props, all int) {
-		f, diags := parse(s, noProperties)
+		f, diags := options{noProperties: noProperties}.parse(s)
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

@@ -117,7 +117,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 		opt(&o)
 	}
 	sources := map[string][]byte{src.Name: src.Bytes}
-	file, diags := parse(src, o.noProperties)
+	file, diags := o.parse(src)
 	if diags.HasErrors() {
 		return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
 	}
@@ -143,14 +143,14 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	return p, Diagnostics{diags, sources}
 }
 
-// parse reads src's syntax tree. With noProperties, a tree made at build
-// time is rebuilt without its property and verify blocks, which a policy
-// loaded to decide with does not read (WithoutProperties); a file parsed
-// from its text keeps them.
-func parse(src Source, noProperties bool) (*hcl.File, hcl.Diagnostics) {
+// parse reads src's syntax tree, as a load with options o reads it: a
+// load WithoutProperties rebuilds a tree made at build time without its
+// property and verify blocks, which a policy loaded to decide with does
+// not read; a file parsed from its text keeps them.
+func (o options) parse(src Source) (*hcl.File, hcl.Diagnostics) {
 	if len(src.Tree) > 0 && !strings.HasSuffix(src.Name, ".json") && len(src.Bytes) <= MaxFileBytes {
 		var omit []string
-		if noProperties {
+		if o.noProperties {
 			omit = []string{"property", "verify"}
 		}
 		// The tree was made by a parse that passed CheckHCL, and Decode
