@@ -19,8 +19,11 @@ import (
 // process answers initialize with the default policy: from the start of
 // the spawn to the response line, interleaved with a minimal Go program
 // that reads one line and answers (the floor a Go process pays; the
-// target is 3x it) and with /bin/true. Each op is one of each; the
-// medians are the figures to read, with serve's peak RSS.
+// target is 3x it), with `resetpolicy version` (spawn to its line of
+// output: the binary's own floor, which loads no policy) and with
+// /bin/true. Each op
+// is one of each; the medians are the figures to read, with serve's peak
+// RSS.
 //
 //	go test -run '^$' -bench ServeInitialize -benchtime 20x -count 5 ./cmd/resetpolicy
 //
@@ -93,15 +96,36 @@ func BenchmarkServeInitialize(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
+	// version is the binary started to its first line of output, loading
+	// no policy: what every process of it pays before any work, timed as
+	// the others are, to the answer (its exit is not counted).
+	version := func() time.Duration {
+		t0 := time.Now()
+		cmd := exec.Command(bin, "version")
+		cmd.Env = env
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		d := time.Since(t0)
+		if err != nil || line == "" {
+			b.Fatalf("version: %v %q", err, line)
+		}
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		return d
+	}
 	serve() // the binary into the page cache
 	if before != "" {
 		answer(before, "serve", "--stdio")
 	}
-	var st, mt, tt, bt []time.Duration
+	var st, mt, tt, bt, vt []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ { // interleaved, so all see the same load
 		st = append(st, serve())
 		mt = append(mt, answer(minimal))
+		vt = append(vt, version())
 		tt = append(tt, spawnTrue())
 		if before != "" {
 			bt = append(bt, answer(before, "serve", "--stdio"))
@@ -116,6 +140,9 @@ func BenchmarkServeInitialize(b *testing.B) {
 	b.ReportMetric(ms, "ms-initialize")
 	b.ReportMetric(mm, "ms-minimal-go")
 	b.ReportMetric(ms/mm, "x-minimal-go")
+	mv := median(vt)
+	b.ReportMetric(mv, "ms-version")
+	b.ReportMetric(mv/mm, "x-minimal-go-version")
 	b.ReportMetric(median(tt), "ms-/bin/true")
 	// CPU time is what a loaded machine does not stretch: the process's
 	// own work from exec to exit (Linux counts it in clock ticks, so
