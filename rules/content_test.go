@@ -50,7 +50,7 @@ func TestContentIsHCLs(t *testing.T) {
 		}
 		return f
 	}
-	root := filepath.Join("..")
+	root := ".."
 	files := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
