@@ -25,7 +25,7 @@ var ErrOtherSource = errors.New("hcltree: the encoding is of another version of 
 // in filename. It fails, never panics, on an encoding that is not one
 // of src's. Top-level blocks of the types omit names are left out of the
 // tree unread: a policy loaded to decide with reads no property or verify
-// block, which are a fifth of the default's tree.
+// block, which are a fifth of the default's text.
 func Decode(enc, src []byte, filename string, omit ...string) (*hcl.File, error) {
 	if !bytes.HasPrefix(enc, []byte(magic)) {
 		return nil, errors.New("hcltree: not an encoded syntax tree")
