@@ -14,6 +14,7 @@ import (
 	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/types"
 )
 
 // Bounds on one expression's source. They bound the number of operations
@@ -114,10 +115,13 @@ func Compile(src string, env *Env) (*Program, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, &Error{Length: 1, Whole: true, Msg: "expression is empty"}
 	}
-	cfg := config(env)
+	// An expression the checker accepted when the binary was built, in an
+	// environment of the same signature, is not checked again, and its
+	// environment's checker configuration is not made (see prechecked).
+	checked := env.prechecked(src)
 	tree := env.Trees.get(src)
 	if tree == nil {
-		t, err := parser.ParseWithConfig(src, cfg)
+		t, err := parser.ParseWithConfig(src, parseConfig(env, checked))
 		if err != nil {
 			return nil, exprError(src, err)
 		}
@@ -128,8 +132,13 @@ func Compile(src string, env *Env) (*Program, error) {
 	if err := c.names(tree.Node); err != nil {
 		return nil, err
 	}
-	if _, err := checker.Check(tree, cfg); err != nil {
-		return nil, exprError(src, err)
+	if !checked {
+		if _, err := checker.Check(tree, config(env)); err != nil {
+			return nil, exprError(src, err)
+		}
+		if recordChecked != nil {
+			recordChecked(env.signature(), src, env, tree)
+		}
 	}
 	n, err := c.node(tree.Node)
 	if err != nil {
@@ -234,18 +243,25 @@ func config(env *Env) *conf.Config {
 		env.cfg = c.(*conf.Config)
 		return env.cfg
 	}
+	cfg := configOf(env.checkerEnv())
+	cfgCache.Store(key, cfg)
+	env.cfg = cfg
+	return cfg
+}
+
+// configOf is a configuration of the language's functions over an
+// environment of expr's types.
+func configOf(env types.Map) *conf.Config {
 	cfg := newConfig()
 	cfg.MaxNodes = DefaultMaxNodes
 	opts := []expr.Option{
-		expr.Env(env.checkerEnv()),
+		expr.Env(env),
 		expr.Function("field", func(p ...any) (any, error) { return nil, nil }, new(func(string, int) string)),
 		expr.Function("nfields", func(p ...any) (any, error) { return nil, nil }, new(func(string) int)),
 	}
 	for _, o := range opts {
 		o(cfg)
 	}
-	cfgCache.Store(key, cfg)
-	env.cfg = cfg
 	return cfg
 }
 

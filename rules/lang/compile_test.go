@@ -35,36 +35,39 @@ func testFrame() *Frame {
 	return &f
 }
 
+// evalCases are expressions over testEnv and what they evaluate to on
+// testFrame.
+var evalCases = []struct {
+	src  string
+	want any
+}{
+	{"event.tokens + param.runway >= 1000", true},
+	{"event.outcome == 'completed' && state.phase == 'none'", true},
+	{"!event.idle || event.tokens > 1000", false},
+	{"state.phase in ['none', 'close-out']", true},
+	{"min(param.runway, 270000, 0.8 * event.tokens)", 100.0},
+	{"max(1, 2, 3)", 3.0},
+	{"param.delays[state.failures]", 10.0},
+	{"param.delays[-1]", 20.0},
+	{"event.args.reason == 'full'", true},
+	{"event.args.missing == nil", true},
+	{"message.ack + '!'", "ok!"},
+	{"field(event.text, 2)", "2000"},
+	{"int(field(event.text, 2)) + 1", 2001.0},
+	{"nfields(event.text)", 3.0},
+	{"event.text matches '^set (force|notice) [0-9]+$'", true},
+	{"event.idle ? 'turn' : 'steer'", "turn"},
+	{"len(event.text)", 14.0},
+	{"event.text startsWith 'set'", true},
+	{"string(event.tokens)", "950"},
+	{"event.tokens / 2", 475.0},
+	{"event.tokens % 7", 5.0},
+	{"len(param.delays) < 5 || param.delays[7] > 0", true},
+	{"len(param.delays) > 5 ? param.delays[7] : 1", 1.0},
+}
+
 func TestCompileEvaluates(t *testing.T) {
-	cases := []struct {
-		src  string
-		want any
-	}{
-		{"event.tokens + param.runway >= 1000", true},
-		{"event.outcome == 'completed' && state.phase == 'none'", true},
-		{"!event.idle || event.tokens > 1000", false},
-		{"state.phase in ['none', 'close-out']", true},
-		{"min(param.runway, 270000, 0.8 * event.tokens)", 100.0},
-		{"max(1, 2, 3)", 3.0},
-		{"param.delays[state.failures]", 10.0},
-		{"param.delays[-1]", 20.0},
-		{"event.args.reason == 'full'", true},
-		{"event.args.missing == nil", true},
-		{"message.ack + '!'", "ok!"},
-		{"field(event.text, 2)", "2000"},
-		{"int(field(event.text, 2)) + 1", 2001.0},
-		{"nfields(event.text)", 3.0},
-		{"event.text matches '^set (force|notice) [0-9]+$'", true},
-		{"event.idle ? 'turn' : 'steer'", "turn"},
-		{"len(event.text)", 14.0},
-		{"event.text startsWith 'set'", true},
-		{"string(event.tokens)", "950"},
-		{"event.tokens / 2", 475.0},
-		{"event.tokens % 7", 5.0},
-		{"len(param.delays) < 5 || param.delays[7] > 0", true},
-		{"len(param.delays) > 5 ? param.delays[7] : 1", 1.0},
-	}
-	for _, tc := range cases {
+	for _, tc := range evalCases {
 		p, err := Compile(tc.src, testEnv())
 		if err != nil {
 			t.Errorf("%s: %v", tc.src, err)

@@ -15,6 +15,11 @@
 // and constants folded while loading are capped at MaxFoldedBytes; a bound
 // hit at decide time is a Frame error naming the expression.
 //
+// The checker's answers for the built-in policies' expressions are known
+// when the binary is built and are kept (precheck.go): a load does not ask
+// the checker again for an expression it accepted in an environment of the
+// same signature, and every other expression is checked.
+//
 // lang owns expressions only: it knows nothing of HCL, files, rules or
 // sessions. It never panics on user input; compile errors are *Error values
 // carrying a byte offset into the expression source.

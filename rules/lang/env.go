@@ -63,6 +63,11 @@ type Env struct {
 	CheckerEvent []Field
 
 	cfg *conf.Config
+	// sig is signature(), made once; pre is the sources the checker
+	// accepted in an environment of that signature when the binary was
+	// built, found once (pre != nil after).
+	sig string
+	pre *[]string
 }
 
 // Namespaces an expression reads by member access.
@@ -190,6 +195,13 @@ func (e *Env) checkerEnv() types.Map {
 // made already (94 Envs, 18 shapes, for the default), and building the
 // maps only to drop them was a thirtieth of serve's start.
 func (e *Env) signature() string {
+	if e.sig == "" {
+		e.sig = e.makeSignature()
+	}
+	return e.sig
+}
+
+func (e *Env) makeSignature() string {
 	var key strings.Builder
 	e.visible(func(ns string, _ int) {
 		key.WriteString(ns)
