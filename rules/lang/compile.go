@@ -121,7 +121,7 @@ func Compile(src string, env *Env) (*Program, error) {
 	checked := env.prechecked(src)
 	tree := env.Trees.get(src)
 	if tree == nil {
-		t, err := parser.ParseWithConfig(src, parseConfig(env, checked))
+		t, err := parse(src, env, checked)
 		if err != nil {
 			return nil, exprError(src, err)
 		}

@@ -25,9 +25,19 @@ func RecordChecked(f func(sig, src string, parsed, checked *parser.Tree)) (resto
 	return func() { usePrechecked, recordChecked = true, nil }
 }
 
-// TreeShape writes out a syntax tree's nodes with every exported field:
-// everything of a tree the compiler reads, and none of the types the
-// checker notes on the nodes.
+// EncodeTree parses src as a prechecked expression is parsed and encodes
+// its tree for the table.
+func EncodeTree(src string) (string, bool) {
+	t, err := parser.ParseWithConfig(src, sharedParseConfig())
+	if err != nil {
+		return "", false
+	}
+	return encodeTree(t.Node)
+}
+
+// TreeShape writes out a syntax tree's nodes with their locations and
+// every exported field: everything of a tree the compiler reads, and none
+// of the types the checker notes on the nodes.
 func TreeShape(n ast.Node) string {
 	var b strings.Builder
 	shape(&b, reflect.ValueOf(n))
@@ -42,6 +52,9 @@ func shape(b *strings.Builder, v reflect.Value) {
 		if v.IsNil() {
 			b.WriteString("nil")
 			return
+		}
+		if n, ok := v.Interface().(ast.Node); ok && v.Kind() == reflect.Pointer {
+			fmt.Fprintf(b, "@%d-%d ", n.Location().From, n.Location().To)
 		}
 		shape(b, v.Elem())
 	case reflect.Struct:

@@ -69,6 +69,18 @@ func (e *Env) prechecked(src string) bool {
 	return ok
 }
 
+// parse parses src for env: a prechecked expression from its tree made at
+// build time when there is one, any other with the parser.
+func parse(src string, env *Env, prechecked bool) (*parser.Tree, error) {
+	cfg := parseConfig(env, prechecked)
+	if cfg == sharedParseConfig() {
+		if t, ok := preparsed(src); ok {
+			return t, nil
+		}
+	}
+	return parser.ParseWithConfig(src, cfg)
+}
+
 // parseConfig is the configuration the parser reads src with. The parser
 // reads a configuration for its node limit and to tell a builtin from a
 // name of the same spelling (a function of the language, or a name of the

@@ -139,3 +139,33 @@ func TestNamespacesAreNotBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparsedOnlyUnderTheSharedConfiguration: the tree made at build
+// time is the shared configuration's parse, so an environment naming a
+// builtin parses the source itself, and a source not prechecked too.
+func TestPreparsedOnlyUnderTheSharedConfiguration(t *testing.T) {
+	const src = "upper(event.text) == 'X'"
+	shared, err := parser.ParseWithConfig(src, sharedParseConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := preparsedTrees
+	defer func() { preparsedTrees = saved }()
+	// A tree that is not the source's, to tell which was used.
+	other, _ := parser.ParseWithConfig("true", sharedParseConfig())
+	wrong, _ := encodeTree(other.Node)
+	preparsedTrees = []preparsedTree{{src: src, tree: wrong}}
+	if got, err := parse(src, testEnv(), true); err != nil || TreeShape(got.Node) != TreeShape(other.Node) {
+		t.Fatal("a prechecked source is parsed, not rebuilt")
+	}
+	if got, err := parse(src, testEnv(), false); err != nil || TreeShape(got.Node) != TreeShape(shared.Node) {
+		t.Error("a source not prechecked is rebuilt from the table")
+	}
+	upper, _ := Compile("event.text", testEnv())
+	env := testEnv()
+	env.Top = []Binding{{Name: "upper", Prog: upper}}
+	own, _ := parser.ParseWithConfig(src, config(env))
+	if got, err := parse(src, env, true); err != nil || TreeShape(got.Node) != TreeShape(own.Node) {
+		t.Error("an environment naming a builtin is given the shared configuration's tree")
+	}
+}

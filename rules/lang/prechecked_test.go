@@ -91,5 +91,23 @@ func precheckedTable(t *testing.T) []byte {
 		b.WriteString("\t\t},\n\t},\n")
 	}
 	b.WriteString("}\n")
+	srcs := map[string]bool{}
+	for _, sig := range sigs {
+		for src := range table[sig] {
+			srcs[src] = true
+		}
+	}
+	sorted := make([]string, 0, len(srcs))
+	for src := range srcs {
+		sorted = append(sorted, src)
+	}
+	sort.Strings(sorted)
+	b.WriteString("\n// preparsedTrees are the trees of prechecked's sources, sorted by source\n// (see preparse.go).\nvar preparsedTrees = []preparsedTree{\n")
+	for _, src := range sorted {
+		if tree, ok := lang.EncodeTree(src); ok {
+			fmt.Fprintf(&b, "\t{src: %s, tree: %s},\n", strconv.Quote(src), strconv.Quote(tree))
+		}
+	}
+	b.WriteString("}\n")
 	return b.Bytes()
 }
