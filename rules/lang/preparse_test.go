@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"encoding/binary"
 	"strings"
 	"testing"
 
@@ -55,13 +56,12 @@ func TestEncodedTreesRoundTrip(t *testing.T) {
 			t.Errorf("%s: not encoded", src)
 			continue
 		}
-		d := treeDecoder{s: enc}
-		got := d.node(0)
-		if d.bad || d.i != len(enc) {
+		got, ok := decodeTree(enc, src)
+		if !ok {
 			t.Errorf("%s: does not decode", src)
 			continue
 		}
-		if g, w := TreeShape(got), TreeShape(want.Node); g != w {
+		if g, w := TreeShape(got.Node), TreeShape(want.Node); g != w {
 			t.Errorf("%s:\nrebuilt %s\nparsed  %s", src, g, w)
 		}
 	}
@@ -81,8 +81,7 @@ func TestEncodedTreesRoundTrip(t *testing.T) {
 func TestBadEncodingsAreRefused(t *testing.T) {
 	enc := preparsedTrees[0].tree
 	for n := 0; n < len(enc); n++ {
-		d := treeDecoder{s: enc[:n]}
-		if d.node(0); !d.bad && d.i == n {
+		if _, ok := decodeTree(enc[:n], preparsedTrees[0].src); ok {
 			t.Errorf("the encoding cut to %d of %d bytes decodes", n, len(enc))
 		}
 	}
@@ -90,15 +89,30 @@ func TestBadEncodingsAreRefused(t *testing.T) {
 		for _, c := range []byte{0, 1, 0x7F, 0x80, 0xFF} {
 			b := []byte(enc)
 			b[i] = c
-			d := treeDecoder{s: string(b)}
-			d.node(0)
+			decodeTree(string(b), preparsedTrees[0].src)
+		}
+	}
+	// The header counts each kind's nodes exactly.
+	for k := 0; k < slabKinds; k++ {
+		for _, delta := range []int{-1, 1} {
+			var e treeEncoder
+			tree, _ := parser.ParseWithConfig("event.a == 'x' && event.b != 'y'", sharedParseConfig())
+			e.node(tree.Node)
+			e.counts[k] += delta
+			var b []byte
+			for _, c := range e.counts {
+				b = binary.AppendUvarint(b, uint64(c))
+			}
+			if _, ok := decodeTree(string(append(b, e.b...)), "x"); ok {
+				t.Errorf("a header miscounting kind %d by %d decodes", k, delta)
+			}
 		}
 	}
 	if _, ok := decodeTree(enc+"\x00", preparsedTrees[0].src); ok {
 		t.Error("an encoding with a byte after its tree decodes")
 	}
 	deep := func(n int) string {
-		return strings.Repeat(string([]byte{tagUnary, 0, 0, 1, '!'}), n) + string([]byte{tagNilNode, 0, 0})
+		return "\x00\x00\x00\x00" + strings.Repeat(string([]byte{tagUnary, 0, 0, 1, '!'}), n) + string([]byte{tagNilNode, 0, 0})
 	}
 	if _, ok := decodeTree(deep(DefaultMaxNodes-1), "x"); !ok {
 		t.Error("a tree as deep as the parser makes does not decode")
@@ -134,7 +148,6 @@ func FuzzPreparsedDecode(f *testing.F) {
 		f.Add(p.tree)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d := treeDecoder{s: s}
-		d.node(0)
+		decodeTree(s, "x")
 	})
 }
