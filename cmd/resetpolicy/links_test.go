@@ -16,6 +16,30 @@ import (
 // answer. fmt and the values written as HCL use rules/hclfmt, hclwrite's
 // formatter and value writer copied; only tests may import hclwrite.
 func TestBinaryLinksNoHclwrite(t *testing.T) {
+	for _, pkg := range binaryDeps(t) {
+		switch pkg {
+		case "github.com/google/go-cmp/cmp", "github.com/hashicorp/hcl/v2/hclwrite":
+			t.Errorf("the binary links %s", pkg)
+		}
+	}
+}
+
+// TestBinaryLinksNoPlot keeps the plotting library out of the binary:
+// gonum's plot package init parses its twelve Liberation fonts in every
+// process that links it (0.93 M of the 11.4 M instructions serve ran to its
+// first answer), and the library and its fonts were a quarter of the
+// binary's size. Plots are drawn by cmd/resetpolicy-plot (drawPlot).
+func TestBinaryLinksNoPlot(t *testing.T) {
+	for _, pkg := range binaryDeps(t) {
+		if strings.HasPrefix(pkg, "gonum.org/v1/plot") || pkg == "github.com/resetpolicy/resetpolicy/host/chart" {
+			t.Errorf("the binary links %s", pkg)
+		}
+	}
+}
+
+// binaryDeps lists the packages ./cmd/resetpolicy links.
+func binaryDeps(t *testing.T) []string {
+	t.Helper()
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	list := func(env ...string) ([]byte, error) {
 		cmd := exec.Command(gobin, "list", "-deps", "./cmd/resetpolicy") // TestMain is at the module root
@@ -41,10 +65,5 @@ func TestBinaryLinksNoHclwrite(t *testing.T) {
 	if len(deps) < 100 {
 		t.Fatalf("go list -deps ./cmd/resetpolicy listed %d packages; that is not the binary", len(deps))
 	}
-	for _, pkg := range deps {
-		switch pkg {
-		case "github.com/google/go-cmp/cmp", "github.com/hashicorp/hcl/v2/hclwrite":
-			t.Errorf("the binary links %s", pkg)
-		}
-	}
+	return deps
 }

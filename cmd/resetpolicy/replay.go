@@ -71,7 +71,8 @@ after a window's first warning.
 param, "policy", or a host setting (context_window, reserve, keep_recent,
 auto_compaction). --plot draws context per turn with the policy's thresholds
 and its decisions, one panel per session (the first 12), compared settings
-overlaid.`,
+overlaid; it is drawn by resetpolicy-plot, found beside resetpolicy or on
+PATH (go install github.com/resetpolicy/resetpolicy/cmd/resetpolicy-plot@latest).`,
 		Example: `  resetpolicy replay ~/.pi/agent/sessions
   resetpolicy replay session.jsonl --compare warning_runway=8192,20000
   resetpolicy replay session.jsonl --compare policy=wipe_memory,new_context --plot budget.svg
@@ -248,7 +249,7 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 		_ = replay.WriteTotals(out, labels, totals)
 	}
 	if f.plot != "" {
-		if err := replay.Plot(f.plot, plots); err != nil {
+		if err := drawPlot(f.plot, plots); err != nil {
 			return failure("--plot: %v", err)
 		}
 		if !f.asJSON {

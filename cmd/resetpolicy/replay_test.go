@@ -235,3 +235,22 @@ func TestReplayProgressBar(t *testing.T) {
 		}
 	}
 }
+
+// Without resetpolicy-plot beside the binary or on PATH, --plot says what
+// to install, and writes nothing.
+func TestPlotWithoutTheDrawer(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	path := filepath.Join(t.TempDir(), "x.svg")
+	for _, args := range [][]string{
+		{"replay", "testdata/sessions/pi-faux-read.jsonl", "--plot", path},
+		{"simulate", "--plot", path},
+	} {
+		_, errOut, code := runCLI(t, "", args...)
+		if code != exitFailure || !strings.Contains(errOut, "resetpolicy-plot") || !strings.Contains(errOut, "go install github.com/resetpolicy/resetpolicy/cmd/resetpolicy-plot@latest") {
+			t.Errorf("%v without resetpolicy-plot: exit %d %s", args, code, errOut)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a plot was written: %v", err)
+	}
+}

@@ -51,7 +51,7 @@ RESETPOLICY_POLICY and RESETPOLICY_PARAM_*; see 'resetpolicy config'), else
 wipe_memory. The first line says which policy and params ran. --set overrides a
 param after the scenario's own overrides. --out writes the session as Pi JSONL.
 --plot draws context per turn with the policy's thresholds and decisions, as
-replay --plot does.`,
+replay --plot does (with resetpolicy-plot, beside resetpolicy or on PATH).`,
 		Example: `  resetpolicy simulate
   resetpolicy simulate --set warning_runway=20000
   resetpolicy simulate --policy autocompacter --scenario testdata/scenarios/autocompacter_force.scenario.hcl
@@ -138,7 +138,7 @@ replay --plot does.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "session written to %s\n", out)
 			}
 			if plotFile != "" {
-				if err := replay.Plot(plotFile, []replay.PlotSession{replay.SimulatedSession(res)}); err != nil {
+				if err := drawPlot(plotFile, []replay.PlotSession{replay.SimulatedSession(res)}); err != nil {
 					return failure("--plot: %v", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "plot written to %s\n", plotFile)

@@ -1,6 +1,7 @@
-package replay
+package chart
 
 import (
+	"github.com/resetpolicy/resetpolicy/host/replay"
 	"strings"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 // Long file names are cut in the middle and display names wrapped, so
 // neighbouring panel titles do not overlap or run off.
 func TestTitle(t *testing.T) {
-	r := &Report{File: "/sessions/--home-user-projects-a-very-long-project-name--/2026-11-30T21-00-00-000Z_0198c3a2-aaaa-bbbb-cccc-ddddeeeeffff.jsonl",
+	r := &replay.Report{File: "/sessions/--home-user-projects-a-very-long-project-name--/2026-11-30T21-00-00-000Z_0198c3a2-aaaa-bbbb-cccc-ddddeeeeffff.jsonl",
 		Name: "Refactor the session loader so that it validates every field of the configuration before it starts the workers"}
 	got := title(r)
 	lines := strings.Split(got, "\n")
@@ -30,17 +31,17 @@ func TestTitle(t *testing.T) {
 // and the window; thresholds are labelled on the plot, not in the legend
 // (a four-policy compare had 17 entries).
 func TestPlotLegend(t *testing.T) {
-	var reps []*Report
-	var ths [][]Threshold
+	var reps []*replay.Report
+	var ths [][]replay.Threshold
 	for i, label := range []string{"a", "b", "c", "d"} {
-		r := &Report{File: "s.jsonl", Label: label, ContextWindow: 100000,
-			Points: []Point{{Turn: 1, Tokens: 1000, Kind: Measured}, {Turn: 2, Tokens: 2000, Kind: Estimated}, {Turn: 3, Tokens: 500, Kind: Projected}},
-			Decisions: []Decision{{Turn: 2, Tokens: 2000, Effects: []map[string]any{{"effect": "inject", "message": "checkpoint_warning"}}},
+		r := &replay.Report{File: "s.jsonl", Label: label, ContextWindow: 100000,
+			Points: []replay.Point{{Turn: 1, Tokens: 1000, Kind: replay.Measured}, {Turn: 2, Tokens: 2000, Kind: replay.Estimated}, {Turn: 3, Tokens: 500, Kind: replay.Projected}},
+			Decisions: []replay.Decision{{Turn: 2, Tokens: 2000, Effects: []map[string]any{{"effect": "inject", "message": "checkpoint_warning"}}},
 				{Turn: 3, Tokens: 500, Effects: []map[string]any{{"effect": "commit_reset"}}}}}
 		reps = append(reps, r)
-		ths = append(ths, []Threshold{{"warning", float64(70000 + 1000*i)}, {"hard reserve", 83616}, {"Pi compaction", 83616}})
+		ths = append(ths, []replay.Threshold{{Name: "warning", Tokens: float64(70000 + 1000*i)}, {Name: "hard reserve", Tokens: 83616}, {Name: "Pi compaction", Tokens: 83616}})
 	}
-	pp, err := panel(PlotSession{Reports: reps, Thresholds: ths})
+	pp, err := panel(replay.PlotSession{Reports: reps, Thresholds: ths})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +58,8 @@ func TestPlotLegend(t *testing.T) {
 
 // A series is drawn in runs of one kind, each joined to the point before.
 func TestSegments(t *testing.T) {
-	segs := segments([]Point{{Turn: 1, Kind: Measured}, {Turn: 2, Kind: Estimated}, {Turn: 3, Kind: Estimated}, {Turn: 4, Kind: Projected}})
-	if len(segs) != 3 || segs[0].kind != Measured || segs[1].kind != Estimated || len(segs[1].xys) != 3 || segs[2].xys[0].X != 3 {
+	segs := segments([]replay.Point{{Turn: 1, Kind: replay.Measured}, {Turn: 2, Kind: replay.Estimated}, {Turn: 3, Kind: replay.Estimated}, {Turn: 4, Kind: replay.Projected}})
+	if len(segs) != 3 || segs[0].kind != replay.Measured || segs[1].kind != replay.Estimated || len(segs[1].xys) != 3 || segs[2].xys[0].X != 3 {
 		t.Fatalf("segments %+v", segs)
 	}
 }
