@@ -214,12 +214,14 @@ type treeDecoder struct {
 }
 
 // slabs reads the header and makes the nodes it counts. Every node takes
-// at least three bytes, which bounds the counts by the encoding's length.
+// at least three bytes (its tag and its location), which bounds the
+// counts, together, by a third of the encoding's length.
 func (d *treeDecoder) slabs() {
 	var n [slabKinds]int
+	total := uint64(0)
 	for k := range n {
 		c := d.uvarint()
-		if d.bad || c > uint64(len(d.s)) {
+		if total += c; d.bad || c > uint64(len(d.s)) || total > uint64(len(d.s)/3) {
 			d.bad = true
 			return
 		}

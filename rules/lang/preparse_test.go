@@ -108,6 +108,17 @@ func TestBadEncodingsAreRefused(t *testing.T) {
 			}
 		}
 	}
+	// The header's counts, together, are bounded by the encoding's
+	// length, so a short encoding cannot make many nodes.
+	short := "\x00\x00\x00\x05" + string([]byte{tagNilNode, 0, 0}) + strings.Repeat("\x00", 7)
+	d := treeDecoder{s: short}
+	if d.slabs(); !d.bad {
+		t.Errorf("a header counting 5 nodes in %d bytes is read", len(short))
+	}
+	d = treeDecoder{s: short + "\x00\x00\x00"}
+	if d.slabs(); d.bad || len(d.strs) != 5 {
+		t.Errorf("a header counting 5 nodes in %d bytes is refused", len(short)+3)
+	}
 	if _, ok := decodeTree(enc+"\x00", preparsedTrees[0].src); ok {
 		t.Error("an encoding with a byte after its tree decodes")
 	}
