@@ -27,9 +27,12 @@ import (
 // literal passed to a float parameter, for one). So compiling a source of
 // the table without the checker builds the same program. A source or a
 // signature not in it (a project's own expression, a built-in extended
-// with a slot of its own, a contract with a new fact, another expr) is
-// checked as before. TestPrecheckedIsCurrent regenerates the table from
-// the built-ins and fails when it differs from the one compiled in.
+// with a slot of its own, a contract with a new fact) is checked as
+// before. The table holds for the expr that made it: go.mod pins expr,
+// and TestPrecheckedIsCurrent, which regenerates the table from the
+// built-ins and fails when it differs from the one compiled in, fails
+// after an upgrade whose checker answers otherwise or whose parser builds
+// other trees.
 
 // precheckedEnv is one signature of the table, with the sources the
 // checker accepted in it, sorted.
