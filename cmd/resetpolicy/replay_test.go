@@ -254,3 +254,16 @@ func TestPlotWithoutTheDrawer(t *testing.T) {
 		t.Errorf("a plot was written: %v", err)
 	}
 }
+
+// What resetpolicy keeps of the drawing program's error output is bounded.
+func TestPlotErrorOutputIsBounded(t *testing.T) {
+	var b limitedBuffer
+	for i := 0; i < 3; i++ {
+		if n, err := b.Write(make([]byte, maxPlotErr/2+1)); n != maxPlotErr/2+1 || err != nil {
+			t.Fatalf("write %d: %d %v", i, n, err)
+		}
+	}
+	if b.Len() != maxPlotErr {
+		t.Errorf("kept %d bytes, want %d", b.Len(), maxPlotErr)
+	}
+}
