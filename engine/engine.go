@@ -2,18 +2,33 @@ package engine
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
 
-// Engine is a policy prepared for running. It is immutable; sessions share
-// it.
+// Engine is a policy prepared for running. Sessions share it: it is
+// immutable but for the plans of a policy loaded rules.CompileOnUse,
+// which it builds, once, when an event first needs one.
 type Engine struct {
 	policy  *rules.Policy
-	plans   [][]group // per contract event, per group
+	plans   []plan // per contract event
 	initial []lang.Value
-	rules   []rule // every rule a decision reaches, in plan order (see pack)
+	// building serialises the building of plans on first use.
+	building sync.Mutex
+}
+
+// plan is what one event kind runs, per group.
+type plan struct {
+	groups []group
+	// built is set once groups are complete, and read before them: a
+	// decision builds the plan first if it is not (see groupsOf).
+	built atomic.Bool
+	// rules holds every rule a decision on the event reaches, in group
+	// order (see pack).
+	rules []rule
 }
 
 type group struct {
@@ -122,83 +137,117 @@ type effect struct {
 	static Effect // set when c.Static
 }
 
-// New prepares a compiled policy for running.
+// New prepares a compiled policy for running. The plans of a policy
+// loaded rules.CompileOnUse are left to the first event of each kind.
 func New(p *rules.Policy) *Engine {
-	e := &Engine{policy: p}
+	e := &Engine{policy: p, plans: make([]plan, len(p.Plans))}
 	for _, s := range p.Slots {
 		e.initial = append(e.initial, s.Initial)
 	}
-	for _, plan := range p.Plans {
-		var groups []group
-		for _, pg := range plan.Groups {
-			g := group{name: pg.Group.Name}
-			for _, cr := range pg.Rules {
-				r := &rule{c: cr, name: cr.Rule.Name}
-				if cr.When != nil {
-					r.when = cr.When.B
-					r.parts = conjuncts(cr.When)
-					r.lit = firstLit(cr.When)
-				}
-				for _, m := range cr.From {
-					r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
-				}
-				for _, t := range cr.To {
-					r.nums = append(r.nums, target{slot: int32(t.Slot.Index), num: t.Value.Num})
-				}
-				for _, a := range cr.Set {
-					if w, ok := fixedWrite(a); ok {
-						if w.typ == lang.Int || w.typ == lang.Float {
-							r.nums = append(r.nums, target{slot: w.slot, num: w.num})
-						} else {
-							r.fixed = append(r.fixed, w)
-						}
-						continue
-					}
-					r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
-				}
-				for i := range cr.Effects {
-					ce := &cr.Effects[i]
-					ef := effect{c: ce}
-					if ce.Static {
-						ef.static = Effect{Name: ce.Name}
-						for _, a := range ce.Args {
-							ef.static.Args = append(ef.static.Args, Arg{Name: a.Name, Value: a.Prog.Const.Interface(a.Prog.Type)})
-						}
-					}
-					r.effects = append(r.effects, ef)
-				}
-				r.statics = staticEffects(r.effects)
-				g.rules = append(g.rules, r)
-			}
-			if len(g.rules) == 0 {
-				continue // a group with nothing to say on this event costs nothing
-			}
-			g.dispatch(p, plan)
-			for i := range g.buckets {
-				b := &g.buckets[i]
-				b.preBits, b.hasPreBits = bitsOf(b.preParts)
-				for _, r := range b.rules {
-					if r.when != nil {
-						r.bits, r.hasBits = bitsOf(r.parts)
-					}
-				}
-			}
-			groups = append(groups, g)
-		}
-		e.plans = append(e.plans, groups)
+	if p.CompilesOnUse() {
+		return e
 	}
-	e.pack()
+	for k := range e.plans {
+		e.build(k)
+	}
 	return e
 }
 
-// pack moves every rule a decision reaches into one array, in the order
-// of the plans, so that the rules of a group share cache lines instead of
-// lying wherever they were allocated: between two events of a kind, the
-// facts of the events in between evict the policy's data, and a rule
-// read again then costs a miss for each line it spans.
-func (e *Engine) pack() {
+// buildOnUse builds the plan of event kind k unless another decision
+// has. A decision calls it when the plan's built is not set, which it
+// reads in place: a load and a branch, where a call that returned the
+// groups and an error, too large to inline, was about 2% of Decide
+// (RatioGenerated, interleaved with the code before).
+func (e *Engine) buildOnUse(k int) error {
+	e.building.Lock()
+	defer e.building.Unlock()
+	if !e.plans[k].built.Load() {
+		if err := e.policy.CompilePlan(k); err != nil {
+			return err
+		}
+		e.build(k)
+	}
+	return nil
+}
+
+// build prepares the plan of event kind k from its compiled rules.
+func (e *Engine) build(k int) {
+	p, pl := e.policy, &e.plans[k]
+	rp := p.Plans[k]
+	var groups []group
+	for _, pg := range rp.Groups {
+		g := group{name: pg.Group.Name}
+		for _, cr := range pg.Rules {
+			g.rules = append(g.rules, newRule(cr))
+		}
+		if len(g.rules) == 0 {
+			continue // a group with nothing to say on this event costs nothing
+		}
+		g.dispatch(p, rp)
+		for i := range g.buckets {
+			b := &g.buckets[i]
+			b.preBits, b.hasPreBits = bitsOf(b.preParts)
+			for _, r := range b.rules {
+				if r.when != nil {
+					r.bits, r.hasBits = bitsOf(r.parts)
+				}
+			}
+		}
+		groups = append(groups, g)
+	}
+	pl.groups = groups
+	pl.pack()
+	pl.built.Store(true)
+}
+
+// newRule prepares one compiled rule.
+func newRule(cr *rules.CompiledRule) *rule {
+	r := &rule{c: cr, name: cr.Rule.Name}
+	if cr.When != nil {
+		r.when = cr.When.B
+		r.parts = conjuncts(cr.When)
+		r.lit = firstLit(cr.When)
+	}
+	for _, m := range cr.From {
+		r.from = append(r.from, fromCheck{slot: m.Slot.Index, mask: m.Mask})
+	}
+	for _, t := range cr.To {
+		r.nums = append(r.nums, target{slot: int32(t.Slot.Index), num: t.Value.Num})
+	}
+	for _, a := range cr.Set {
+		if w, ok := fixedWrite(a); ok {
+			if w.typ == lang.Int || w.typ == lang.Float {
+				r.nums = append(r.nums, target{slot: w.slot, num: w.num})
+			} else {
+				r.fixed = append(r.fixed, w)
+			}
+			continue
+		}
+		r.sets = append(r.sets, set{slot: int32(a.Slot.Index), typ: a.Slot.Type, name: a.Slot.Name, prog: a.Prog})
+	}
+	for i := range cr.Effects {
+		ce := &cr.Effects[i]
+		ef := effect{c: ce}
+		if ce.Static {
+			ef.static = Effect{Name: ce.Name}
+			for _, a := range ce.Args {
+				ef.static.Args = append(ef.static.Args, Arg{Name: a.Name, Value: a.Prog.Const.Interface(a.Prog.Type)})
+			}
+		}
+		r.effects = append(r.effects, ef)
+	}
+	r.statics = staticEffects(r.effects)
+	return r
+}
+
+// pack moves every rule a decision on the plan's event reaches into one
+// array, in group order, so that the rules of a group share cache lines
+// instead of lying wherever they were allocated: between two events of a
+// kind, the facts of the events in between evict the policy's data, and a
+// rule read again then costs a miss for each line it spans.
+func (pl *plan) pack() {
 	var order []*rule
-	e.eachBucket(func(b *bucket) {
+	pl.eachBucket(func(b *bucket) {
 		for _, r := range b.rules {
 			if r.packed == 0 {
 				order = append(order, r)
@@ -210,7 +259,7 @@ func (e *Engine) pack() {
 	for i, r := range order {
 		arena[i] = *r
 	}
-	e.rules = arena
+	pl.rules = arena
 	// A state index lists rules of its bucket only, so every rule it
 	// names has its place.
 	moved := func(rs []*rule) {
@@ -218,7 +267,7 @@ func (e *Engine) pack() {
 			rs[i] = &arena[r.packed-1]
 		}
 	}
-	e.eachBucket(func(b *bucket) {
+	pl.eachBucket(func(b *bucket) {
 		for _, rs := range b.byState {
 			moved(rs)
 		}
@@ -226,13 +275,11 @@ func (e *Engine) pack() {
 	})
 }
 
-// eachBucket calls visit on every bucket of every plan, in plan order.
-func (e *Engine) eachBucket(visit func(*bucket)) {
-	for _, plan := range e.plans {
-		for gi := range plan {
-			for bi := range plan[gi].buckets {
-				visit(&plan[gi].buckets[bi])
-			}
+// eachBucket calls visit on every bucket of the plan, in group order.
+func (pl *plan) eachBucket(visit func(*bucket)) {
+	for gi := range pl.groups {
+		for bi := range pl.groups[gi].buckets {
+			visit(&pl.groups[gi].buckets[bi])
 		}
 	}
 }

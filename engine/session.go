@@ -102,7 +102,13 @@ func (s *Session) runExplained(ev *Event, explain *[]Consideration) error {
 	note := func(g *group, r *rule, fired bool, reason string) {
 		*explain = append(*explain, Consideration{Group: g.name, Rule: r.name, Fired: fired, Reason: reason})
 	}
-	plan := s.eng.plans[ev.kind]
+	pl := &s.eng.plans[ev.kind]
+	if !pl.built.Load() {
+		if err := s.eng.buildOnUse(ev.kind); err != nil {
+			return err
+		}
+	}
+	plan := pl.groups
 	for gi := range plan {
 		g := &plan[gi]
 		fired := ""
@@ -136,7 +142,13 @@ func (s *Session) runExplained(ev *Event, explain *[]Consideration) error {
 // dispatched fact picks that the state index allows; first match wins.
 func (s *Session) run(ev *Event) error {
 	f, state := &s.frame, s.state
-	plan := s.eng.plans[ev.kind]
+	pl := &s.eng.plans[ev.kind]
+	if !pl.built.Load() {
+		if err := s.eng.buildOnUse(ev.kind); err != nil {
+			return err
+		}
+	}
+	plan := pl.groups
 	for gi := range plan {
 		g := &plan[gi]
 		b := &g.buckets[0]

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -158,8 +159,10 @@ func (c *compileCtx) add(d *hcl.Diagnostic) {
 }
 
 // compile checks params, then compiles derived values and every rule for
-// every event it names, building the per-event plans.
-func (p *Policy) compile() hcl.Diagnostics {
+// every event it names, building the per-event plans. With later set, the
+// plans are laid out with their facts and their rules are left to
+// CompilePlan (see CompileOnUse).
+func (p *Policy) compile(later bool) hcl.Diagnostics {
 	c := &compileCtx{p: p, seen: map[string]bool{}}
 	for _, x := range p.Params {
 		if x.Value == cty.NilVal {
@@ -220,23 +223,35 @@ func (p *Policy) compile() hcl.Diagnostics {
 	for i := range contract.Events {
 		ev := &contract.Events[i]
 		plan := &Plan{Event: ev, Facts: FactFields(ev)}
-		env := &lang.Env{EventName: ev.Name, Event: plan.Facts, CheckerEvent: checkerFacts()[i], State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
-		for _, g := range p.Groups {
-			pg := PlanGroup{Group: g}
-			for _, r := range g.Rules {
-				if !slices.Contains(r.On, ev.Name) {
-					continue
-				}
-				if cr := c.rule(r, env); cr != nil {
-					pg.Rules = append(pg.Rules, cr)
-				}
-			}
-			plan.Groups = append(plan.Groups, pg)
+		if !later {
+			c.plan(i, plan)
 		}
 		p.Plans = append(p.Plans, plan)
 	}
+	if later {
+		p.later = &laterPlans{c: c, done: make([]atomic.Bool, len(p.Plans)), errs: make([]error, len(p.Plans))}
+		return c.diags
+	}
 	c.compileProperties()
 	return c.diags
+}
+
+// plan compiles, into plan, the rules of the i-th event of the contract.
+func (c *compileCtx) plan(i int, plan *Plan) {
+	p := c.p
+	env := &lang.Env{EventName: plan.Event.Name, Event: plan.Facts, CheckerEvent: checkerFacts()[i], State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
+	for _, g := range p.Groups {
+		pg := PlanGroup{Group: g}
+		for _, r := range g.Rules {
+			if !slices.Contains(r.On, plan.Event.Name) {
+				continue
+			}
+			if cr := c.rule(r, env); cr != nil {
+				pg.Rules = append(pg.Rules, cr)
+			}
+		}
+		plan.Groups = append(plan.Groups, pg)
+	}
 }
 
 // validateParams checks every param value in force against its

@@ -59,6 +59,7 @@ type options struct {
 	builtins     func(name string) (Source, bool)
 	builtinNames func() []string
 	noProperties bool
+	compileOnUse bool
 }
 
 // Option configures Load.
@@ -117,7 +118,7 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 		opt(&o)
 	}
 	sources := map[string][]byte{src.Name: src.Bytes}
-	file, diags := o.parse(src)
+	file, built, diags := o.parse(src)
 	if diags.HasErrors() {
 		return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
 	}
@@ -136,7 +137,10 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	if diags.HasErrors() {
 		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}
-	diags = append(diags, p.compile()...)
+	// A built-in's own tree, at its defaults, to decide with: the policy
+	// the build compiled (see CompileOnUse).
+	later := o.compileOnUse && built && o.noProperties && len(o.overrides) == 0
+	diags = append(diags, p.compile(later)...)
 	if diags.HasErrors() {
 		return nil, Diagnostics{diags, sources}
 	}
@@ -147,7 +151,8 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 // load WithoutProperties rebuilds a tree made at build time without its
 // property and verify blocks, which a policy loaded to decide with does
 // not read; a file parsed from its text keeps them.
-func (o options) parse(src Source) (*hcl.File, hcl.Diagnostics) {
+// built says whether the tree was the one made at build time.
+func (o options) parse(src Source) (file *hcl.File, built bool, diags hcl.Diagnostics) {
 	if len(src.Tree) > 0 && !strings.HasSuffix(src.Name, ".json") && len(src.Bytes) <= MaxFileBytes {
 		var omit []string
 		if o.noProperties {
@@ -156,10 +161,11 @@ func (o options) parse(src Source) (*hcl.File, hcl.Diagnostics) {
 		// The tree was made by a parse that passed CheckHCL, and Decode
 		// bounds its depth on its own.
 		if f, err := hcltree.Decode(src.Tree, src.Bytes, src.Name, omit...); err == nil {
-			return f, nil
+			return f, true, nil
 		}
 	}
-	return ParseHCL(src.Bytes, src.Name)
+	file, diags = ParseHCL(src.Bytes, src.Name)
+	return file, false, diags
 }
 
 func sortedAttrs(attrs hcl.Attributes) []*hcl.Attribute {
@@ -213,7 +219,7 @@ func (p *Policy) alsoCompile(diags hcl.Diagnostics) hcl.Diagnostics {
 		seen[key(d)] = true
 	}
 	extra := 0
-	for _, d := range p.compile() {
+	for _, d := range p.compile(false) {
 		if d.Severity == hcl.DiagError && !seen[key(d)] {
 			seen[key(d)] = true
 			diags = append(diags, d)

@@ -40,6 +40,9 @@ type Policy struct {
 	Plans []*Plan
 	// Sources are the files the policy came from, for diagnostics.
 	Sources map[string][]byte
+
+	// later is set for a policy loaded CompileOnUse (later.go).
+	later *laterPlans
 }
 
 // Plan is what one event kind runs: its fact layout and, per group, the

@@ -300,3 +300,23 @@ func TestNoEnumSlot(t *testing.T) {
 		t.Errorf("a policy without enum slots: %v", err)
 	}
 }
+
+// A policy whose plans are compiled on use is drawn as one compiled
+// whole: graph compiles what is left first.
+func TestGraphOfAPolicyCompiledOnUse(t *testing.T) {
+	later, diags := policies.Load("wipe_memory", nil, rules.WithoutProperties(), rules.CompileOnUse())
+	if diags.HasErrors() || !later.CompilesOnUse() {
+		t.Fatalf("load: %s", diags.Error())
+	}
+	got, err := graph.PerSlot(later, nil, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := graph.PerSlot(load(t, "wipe_memory"), nil, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := string(graph.DOT(got)), string(graph.DOT(want)); g != w || !strings.Contains(g, "->") {
+		t.Fatalf("drawn on use:\n%s\nwant:\n%s", g, w)
+	}
+}

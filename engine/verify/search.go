@@ -102,6 +102,9 @@ type edge struct {
 // Check explores every state policy p can reach and checks its properties
 // and the built-in checks. It is pure: no clock, files or environment.
 func Check(p *rules.Policy, opts Options) *Result {
+	if err := p.CompilePlans(); err != nil {
+		return &Result{Policy: p.Name, Incomplete: true, Findings: []Finding{{Name: "plans", Kind: KindRuntime, Message: err.Error()}}}
+	}
 	if opts.MaxStates == 0 {
 		opts.MaxStates = DefaultMaxStates
 	}

@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/hcltree"
 )
 
 // knownFailures lists findings the built-ins are known to fail today, by
@@ -382,5 +385,43 @@ group "team" {
 	r.WriteText(&b)
 	if !strings.Contains(b.String(), "file-order warnings between the built-in's own rules not shown (--all-warnings shows them)") {
 		t.Errorf("the report does not say warnings were left out:\n%s", b.String())
+	}
+}
+
+// A policy whose plans are compiled on use is explored as one compiled
+// whole (Check compiles what is left first), and a plan that fails to
+// compile then makes the result incomplete, naming the mistake.
+func TestCheckOfAPolicyCompiledOnUse(t *testing.T) {
+	decide := []rules.Option{rules.WithoutProperties(), rules.CompileOnUse()}
+	later, diags := policies.Load("wipe_memory", nil, decide...)
+	if diags.HasErrors() || !later.CompilesOnUse() {
+		t.Fatalf("load: %s", diags.Error())
+	}
+	full, diags := policies.Load("wipe_memory", nil, rules.WithoutProperties())
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	got, want := verify.Check(later, verify.Options{}), verify.Check(full, verify.Options{})
+	if got.States != want.States || got.Transitions != want.Transitions || len(got.Findings) != len(want.Findings) || got.Incomplete || got.States < 2 {
+		t.Fatalf("on use: %d states, %d transitions, %d findings, incomplete %v; want %d, %d, %d",
+			got.States, got.Transitions, len(got.Findings), got.Incomplete, want.States, want.Transitions, len(want.Findings))
+	}
+
+	const broken = "policy \"broken\" {\n  description = \"x\"\n}\nslot \"phase\" {\n  values = [\"idle\", \"armed\"]\n}\ngroup \"g\" {\n  rule \"bad\" {\n    on   = \"turn_end\"\n    when = \"event.tokens + 'x' > 0\"\n    to   = { phase = \"armed\" }\n  }\n}\n"
+	f, hd := hclsyntax.ParseConfig([]byte(broken), "broken.hcl", hcl.InitialPos)
+	if hd.HasErrors() {
+		t.Fatal(hd.Error())
+	}
+	tree, err := hcltree.Encode(f, []byte(broken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, diags := rules.Load(rules.Source{Name: "broken.hcl", Bytes: []byte(broken), Tree: tree}, decide...)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	if !r.Incomplete || len(r.Findings) != 1 || r.Findings[0].Kind != verify.KindRuntime || !strings.Contains(r.Findings[0].Message, "broken.hcl:10") {
+		t.Fatalf("a plan that fails on use: %+v", r)
 	}
 }

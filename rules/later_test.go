@@ -1,0 +1,254 @@
+package rules_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/resetpolicy/resetpolicy/policies"
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/hcltree"
+)
+
+// decideLoad is how serve loads a policy.
+var decideLoad = []rules.Option{rules.WithoutProperties(), rules.CompileOnUse()}
+
+// planShape prints what a plan compiled: its groups, and per rule what
+// the engine reads of it.
+func planShape(pl *rules.Plan) string {
+	var b strings.Builder
+	for _, pg := range pl.Groups {
+		fmt.Fprintf(&b, "group %s\n", pg.Group.Name)
+		for _, cr := range pg.Rules {
+			fmt.Fprintf(&b, "  rule %s", cr.Rule.Name)
+			if cr.When != nil {
+				fmt.Fprintf(&b, " when %q %s parts %d", cr.When.Source, cr.When.Type, len(cr.When.Parts))
+			}
+			for _, m := range cr.From {
+				fmt.Fprintf(&b, " from %s=%b", m.Slot.Name, m.Mask)
+			}
+			for _, x := range cr.To {
+				fmt.Fprintf(&b, " to %s=%v", x.Slot.Name, x.Value)
+			}
+			for _, a := range cr.Set {
+				fmt.Fprintf(&b, " set %s=%q", a.Slot.Name, a.Prog.Source)
+			}
+			for _, e := range cr.Effects {
+				fmt.Fprintf(&b, " effect %s static=%v", e.Name, e.Static)
+				for _, a := range e.Args {
+					fmt.Fprintf(&b, " %s=%q", a.Name, a.Prog.Source)
+				}
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func loadBuiltin(t *testing.T, name string, opts ...rules.Option) *rules.Policy {
+	t.Helper()
+	p, diags := policies.Load(name, nil, opts...)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	return p
+}
+
+// A built-in loaded CompileOnUse leaves every plan's rules to
+// CompilePlan, which compiles what a load in full compiles at once.
+func TestCompileOnUseIsTheWholeCompile(t *testing.T) {
+	for _, name := range policies.Names() {
+		full := loadBuiltin(t, name, rules.WithoutProperties())
+		later := loadBuiltin(t, name, decideLoad...)
+		if full.CompilesOnUse() || !later.CompilesOnUse() {
+			t.Fatalf("%s: CompilesOnUse %v for the load in full, %v for the load to decide with", name, full.CompilesOnUse(), later.CompilesOnUse())
+		}
+		if len(later.Plans) != len(full.Plans) {
+			t.Fatalf("%s: %d plans, want %d", name, len(later.Plans), len(full.Plans))
+		}
+		rulesSeen := 0
+		for i, pl := range later.Plans {
+			if pl.Groups != nil {
+				t.Fatalf("%s: the %s plan was compiled at load", name, pl.Event.Name)
+			}
+			if pl.Event != full.Plans[i].Event || len(pl.Facts) != len(full.Plans[i].Facts) {
+				t.Fatalf("%s: plan %d is of %s with %d facts, want %s with %d", name, i, pl.Event.Name, len(pl.Facts), full.Plans[i].Event.Name, len(full.Plans[i].Facts))
+			}
+			if err := later.CompilePlan(i); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, want := planShape(pl), planShape(full.Plans[i])
+			if got != want {
+				t.Fatalf("%s: the %s plan compiled on use:\n%s\nwant:\n%s", name, pl.Event.Name, got, want)
+			}
+			for _, pg := range pl.Groups {
+				rulesSeen += len(pg.Rules)
+			}
+		}
+		if rulesSeen == 0 {
+			t.Fatalf("%s: no plan holds a rule", name)
+		}
+	}
+}
+
+// CompileOnUse is for the tree the build made of a built-in, at its
+// defaults, to decide with: any other load compiles every plan when it
+// loads, so that a mistake in a file is reported then.
+func TestCompileOnUseOnlyForTheBuiltTree(t *testing.T) {
+	src, ok := policies.Source("wipe_memory")
+	if !ok {
+		t.Fatal("no wipe_memory")
+	}
+	full := loadBuiltin(t, "wipe_memory", rules.WithoutProperties())
+	var number string
+	for _, x := range full.Params {
+		if x.Value.Type().FriendlyName() == "number" {
+			number = x.Name
+			break
+		}
+	}
+	if number == "" {
+		t.Fatal("wipe_memory has no number param")
+	}
+	edited := append([]byte(nil), src.Bytes...)
+	edited = append(edited, "\n# edited\n"...)
+	cases := []struct {
+		name  string
+		src   rules.Source
+		opts  []rules.Option
+		later bool
+	}{
+		{"the built tree", src, decideLoad, true},
+		{"parsed from its text", rules.Source{Name: src.Name, Bytes: src.Bytes}, decideLoad, false},
+		{"a tree of other bytes", rules.Source{Name: src.Name, Bytes: edited, Tree: src.Tree}, decideLoad, false},
+		{"a param set, even to its default", src, append([]rules.Option{rules.WithSet(map[string]string{number: "1000"}, "--set")}, decideLoad...), false},
+		{"with its properties", src, []rules.Option{rules.CompileOnUse()}, false},
+		{"a file that uses it", rules.Source{Name: "p.hcl", Bytes: []byte("use \"wipe_memory\" {}\n")}, append([]rules.Option{rules.WithBuiltins(policies.Source)}, decideLoad...), false},
+	}
+	for _, c := range cases {
+		p, diags := rules.Load(c.src, c.opts...)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %s", c.name, diags.Error())
+		}
+		if p.CompilesOnUse() != c.later {
+			t.Errorf("%s: CompilesOnUse %v, want %v", c.name, p.CompilesOnUse(), c.later)
+		}
+		for _, pl := range p.Plans {
+			if (pl.Groups == nil) != c.later {
+				t.Errorf("%s: the %s plan compiled at load: %v, want %v", c.name, pl.Event.Name, pl.Groups != nil, !c.later)
+				break
+			}
+		}
+	}
+}
+
+// Plans compiled on use from several goroutines at once are each
+// compiled once: twice would list a plan's groups twice.
+func TestCompilePlanOnce(t *testing.T) {
+	full := loadBuiltin(t, "wipe_memory", rules.WithoutProperties())
+	later := loadBuiltin(t, "wipe_memory", decideLoad...)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for k := range later.Plans {
+				i := (k + g) % len(later.Plans)
+				if err := later.CompilePlan(i); err != nil {
+					t.Error(err)
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	if err := later.CompilePlans(); err != nil {
+		t.Fatal(err)
+	}
+	for i, pl := range later.Plans {
+		if got, want := planShape(pl), planShape(full.Plans[i]); got != want {
+			t.Fatalf("the %s plan:\n%s\nwant:\n%s", pl.Event.Name, got, want)
+		}
+	}
+}
+
+// laterBroken is a policy with a rule that does not compile on one event.
+// Given a tree, as a built-in is, and loaded CompileOnUse, it loads; the
+// mistake is then the error of that plan, and of no other.
+const laterBroken = `
+policy "broken" {
+  description = "a rule that cannot compile"
+}
+slot "phase" {
+  values = ["idle", "armed"]
+}
+group "g" {
+  rule "arm" {
+    on   = "request"
+    when = "event.tokens > 0"
+    to   = { phase = "armed" }
+  }
+  rule "bad" {
+    on   = "turn_end"
+    when = "event.tokens + 'x' > 0"
+    to   = { phase = "idle" }
+  }
+}
+`
+
+// laterBrokenSource returns laterBroken as a source with its tree.
+func laterBrokenSource(t testing.TB) rules.Source {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig([]byte(laterBroken), "broken.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	tree, err := hcltree.Encode(f, []byte(laterBroken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules.Source{Name: "broken.hcl", Bytes: []byte(laterBroken), Tree: tree}
+}
+
+func TestCompilePlanErrorIsThePlans(t *testing.T) {
+	src := laterBrokenSource(t)
+	if _, diags := rules.Load(src, rules.WithoutProperties()); !diags.HasErrors() || !strings.Contains(diags.Error(), "broken.hcl:16") {
+		t.Fatalf("loaded in full, the mistake is reported at load: %v", diags.Error())
+	}
+	p, diags := rules.Load(src, decideLoad...)
+	if diags.HasErrors() || !p.CompilesOnUse() {
+		t.Fatalf("CompileOnUse: %v, %v", p != nil && p.CompilesOnUse(), diags.Error())
+	}
+	at := func(event string) int {
+		for i, pl := range p.Plans {
+			if pl.Event.Name == event {
+				return i
+			}
+		}
+		t.Fatalf("no %s plan", event)
+		return -1
+	}
+	if err := p.CompilePlan(at("request")); err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	first := p.CompilePlan(at("turn_end"))
+	if first == nil || !strings.Contains(first.Error(), "turn_end") || !strings.Contains(first.Error(), "broken.hcl:16") {
+		t.Fatalf("turn_end: %v", first)
+	}
+	if again := p.CompilePlan(at("turn_end")); again == nil || again.Error() != first.Error() {
+		t.Fatalf("asked again: %v, want %v", again, first)
+	}
+	if p.Plans[at("turn_end")].Groups != nil {
+		t.Fatal("the failed plan keeps groups")
+	}
+	if err := p.CompilePlans(); err == nil || err.Error() != first.Error() {
+		t.Fatalf("CompilePlans: %v", err)
+	}
+	for _, i := range []int{-1, len(p.Plans)} {
+		if err := p.CompilePlan(i); err == nil || !strings.Contains(err.Error(), "no plan") {
+			t.Fatalf("plan %d: %v", i, err)
+		}
+	}
+}
