@@ -1,8 +1,6 @@
 package main
 
 import (
-	"runtime"
-
 	"github.com/resetpolicy/resetpolicy/host/rpc"
 	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/spf13/cobra"
@@ -10,6 +8,11 @@ import (
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
+
+// servePreload is the load of the built-in default that main starts for a
+// process started as `resetpolicy serve …`, before it reads a flag; the
+// first server takes it.
+var servePreload *rpc.Preloaded
 
 func newServeCmd(v *viper.Viper) *cobra.Command {
 	var stdio bool
@@ -46,9 +49,11 @@ The settings flags below apply to every initialize, above the environment.`,
 				Settings: func(dir string, trusted bool) (*settings.Settings, error) {
 					return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, Flags: fs})
 				},
-				Log:     cmd.ErrOrStderr(),
-				Preload: true,
+				Log:       cmd.ErrOrStderr(),
+				Preload:   true,
+				Preloaded: servePreload,
 			})
+			servePreload = nil
 			defer s.Close()
 			if err := s.Serve(cmd.InOrStdin(), cmd.OutOrStdout()); err != nil {
 				return failure("serve: %v", err)
@@ -59,20 +64,4 @@ The settings flags below apply to every initialize, above the environment.`,
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "serve on stdin and stdout (required)")
 	settings.AddFlags(cmd.Flags())
 	return cmd
-}
-
-// serveProcs runs serve on one processor unless GOMAXPROCS says otherwise;
-// main calls it for a process started as `resetpolicy serve …`, as Pi
-// starts it (in-process runs of the command, as in tests, keep theirs).
-// The server answers one request at a time, so a second processor only
-// spreads the start's allocations over two sets of per-processor caches:
-// with one, the process Pi starts at every session peaks at 18.6 MiB
-// resident instead of 19.3, with less CPU time and no later answer
-// (docs/performance.md, Start-up). It returns the setting it leaves in
-// force.
-func serveProcs(env string) int {
-	if env == "" {
-		runtime.GOMAXPROCS(1)
-	}
-	return runtime.GOMAXPROCS(0)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -103,17 +102,3 @@ func TestConfigReportsBrokenPolicy(t *testing.T) {
 	}
 }
 
-// serve takes one processor when GOMAXPROCS is not set, and leaves the
-// setting alone when it is.
-func TestServeProcs(t *testing.T) {
-	before := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(before)
-	runtime.GOMAXPROCS(2)
-	if got := serveProcs(""); got != 1 {
-		t.Errorf("without GOMAXPROCS serve runs on %d processors, want 1", got)
-	}
-	runtime.GOMAXPROCS(2)
-	if got := serveProcs("2"); got != 2 {
-		t.Errorf("with GOMAXPROCS=2 serve runs on %d processors, want 2", got)
-	}
-}

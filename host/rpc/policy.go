@@ -138,12 +138,17 @@ func (l *loaded) fingerprint() string {
 
 // builtinDefault is the policy in force when nothing loads.
 func builtinDefault() (*loaded, error) {
-	p, diags := policies.Load(settings.DefaultPolicy, nil, rules.WithoutProperties())
+	p, diags := policies.Load(settings.DefaultPolicy, nil, servedLoad...)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("built-in %s: %s", settings.DefaultPolicy, diags.Error())
 	}
 	return newLoaded(p, nil), nil
 }
+
+// servedLoad is how serve loads a policy: to decide with, without its
+// properties, and, for a built-in at its defaults, with each event's rules
+// compiled when the event first comes (rules.CompileOnUse).
+var servedLoad = []rules.Option{rules.WithoutProperties(), rules.CompileOnUse()}
 
 type preloaded struct {
 	p     *rules.Policy
@@ -160,7 +165,7 @@ func (s *Server) loadPolicy(set *settings.Settings) (*rules.Policy, rules.Diagno
 		r := <-pre
 		return r.p, r.diags
 	}
-	return set.LoadPolicy(rules.WithoutProperties())
+	return set.LoadPolicy(servedLoad...)
 }
 
 // ensure loads the default settings' policy when nothing was loaded yet.

@@ -13,7 +13,6 @@ import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/policies"
-	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/valyala/fastjson"
 )
 
@@ -39,6 +38,26 @@ type Options struct {
 	// settings — the common case — finds it loaded instead of waiting for
 	// it (serve starts answering while the host is still sending).
 	Preload bool
+	// Preloaded, when set, is that load already started (StartPreload),
+	// and New starts none of its own.
+	Preloaded *Preloaded
+}
+
+// Preloaded is the built-in default policy loading in the background.
+type Preloaded struct{ ch chan preloaded }
+
+// StartPreload starts loading the built-in default policy, as an
+// initialize with default settings loads it, and returns at once. The
+// process Pi starts calls it before it reads its flags, so that on a
+// machine with a processor to spare the load runs beside the rest of the
+// start (docs/performance.md, Start-up).
+func StartPreload() *Preloaded {
+	ch := make(chan preloaded, 1)
+	go func() {
+		p, diags := policies.Load(settings.DefaultPolicy, nil, servedLoad...)
+		ch <- preloaded{p, diags}
+	}()
+	return &Preloaded{ch}
 }
 
 // Server serves one host. Its methods are called one request at a time,
@@ -88,13 +107,11 @@ func New(opts Options) *Server {
 		opts.MaxSessionBytes = DefaultMaxSessionBytes
 	}
 	s := &Server{opts: opts, sessions: newSessions(opts.MaxSessions, opts.MaxSessionBytes)}
-	if opts.Preload {
-		ch := make(chan preloaded, 1)
-		s.preload = ch
-		go func() {
-			p, diags := policies.Load(settings.DefaultPolicy, nil, rules.WithoutProperties())
-			ch <- preloaded{p, diags}
-		}()
+	switch {
+	case opts.Preloaded != nil:
+		s.preload = opts.Preloaded.ch
+	case opts.Preload:
+		s.preload = StartPreload().ch
 	}
 	return s
 }

@@ -209,12 +209,32 @@ func TestPreloadedDefaultPolicy(t *testing.T) {
 	if res.Policy.Name != "wipe_memory" || res.Policy.Source != "builtin" || len(res.Surface.Tools) == 0 {
 		t.Fatalf("default initialize: %+v", res.Policy)
 	}
+	if !s.cur.pol.CompilesOnUse() {
+		t.Error("serve compiles the default's rules at load")
+	}
 	ok(t, decideIn(t, s, "a", map[string]any{"event": "tool", "name": "wipe_memory"}), nil)
+
+	// A load started before the server (as main starts it) is the one
+	// the server takes.
+	pre := StartPreload()
+	s = New(Options{Preload: true, Preloaded: pre, Settings: func(dir string, trusted bool) (*settings.Settings, error) {
+		return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
+	}})
+	if s.preload != pre.ch {
+		t.Fatal("the server started a load of its own")
+	}
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": "", "trusted": false}), &res)
+	if res.Policy.Name != "wipe_memory" || s.preload != nil || len(res.Surface.Tools) == 0 {
+		t.Fatalf("initialize with the load started before: %+v", res.Policy)
+	}
 
 	s = newServer()
 	ok(t, call(t, s, "initialize", map[string]any{"projectDir": writeProject(t, "use \"new_context\" {}\n"), "trusted": true}), &res)
 	if res.Policy.Name != "new_context" {
 		t.Fatalf("a project policy lost to the preload: %+v", res.Policy)
+	}
+	if s.cur.pol.CompilesOnUse() {
+		t.Error("a project's policy file is compiled on use, not at load")
 	}
 	ok(t, call(t, s, "initialize", map[string]any{"projectDir": "", "trusted": false}), &res)
 	if res.Policy.Name != "wipe_memory" {
