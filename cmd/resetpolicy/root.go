@@ -40,12 +40,40 @@ func usage(format string, args ...any) error {
 var silent = &exitError{code: exitFailure}
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	v := newViper()
+	root := rootCommand(stdin, stdout, stderr)
+	root.Version = buildVersion().String()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(newCheckCmd(), newFmtCmd(), newPoliciesCmd(), newEvalCmd(v), newTestCmd())
+	for _, extra := range extraCommands {
+		root.AddCommand(extra(v))
+	}
+	addCompletions(root)
+	return root
+}
+
+// newServeRoot is the root for a command line that starts with serve, as
+// Pi starts the process at every session: the root with serve alone,
+// which parses and helps alike (TestServeRootIsTheRootsServe), without
+// building the other commands' flags and the build's version, a
+// twenty-fifth of the start (docs/performance.md, Start-up).
+func newServeRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := rootCommand(stdin, stdout, stderr)
+	root.AddCommand(newServeCmd(newViper()))
+	return root
+}
+
+func newViper() *viper.Viper {
 	v := viper.New()
 	v.SetEnvPrefix("RESETPOLICY")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
 	v.SetDefault("policy", "wipe_memory")
+	return v
+}
 
+// rootCommand is the root command with no subcommand.
+func rootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "resetpolicy",
 		Short: "Rules for a coding agent's context-window lifecycle, in HCL",
@@ -59,20 +87,13 @@ Built-in policies: wipe_memory (the default), new_context, autocompacter.
 Run 'resetpolicy policies' to see them and their params.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       buildVersion().String(),
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usage("%v\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
-	root.AddCommand(newCheckCmd(), newFmtCmd(), newPoliciesCmd(), newEvalCmd(v), newTestCmd())
-	for _, extra := range extraCommands {
-		root.AddCommand(extra(v))
-	}
-	addCompletions(root)
 	return root
 }
 
@@ -129,7 +150,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer cw.Flush()
 		stderr = cw
 	}
-	root := newRoot(stdin, stdout, stderr)
+	if len(args) > 0 && args[0] == "serve" {
+		return execute(newServeRoot(stdin, stdout, stderr), args, stderr)
+	}
+	return execute(newRoot(stdin, stdout, stderr), args, stderr)
+}
+
+// execute runs the command line args under root and returns the exit
+// code.
+func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(singleDashLongFlags(root, args))
 	err := root.Execute()
 	if err == nil {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 func TestServeStdio(t *testing.T) {
@@ -102,3 +106,37 @@ func TestConfigReportsBrokenPolicy(t *testing.T) {
 	}
 }
 
+// A command line that starts with serve runs under a root with serve
+// alone, which must parse, fail and help as the whole root does.
+func TestServeRootIsTheRootsServe(t *testing.T) {
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"projectDir":"","trusted":false}}` + "\n"
+	for _, args := range [][]string{
+		{"serve", "--help"},
+		{"serve", "-h"},
+		{"serve"},
+		{"serve", "extra"},
+		{"serve", "--stdio", "--bogus"},
+		{"serve", "--stdio", "-policy", "no_such_policy"},
+		{"serve", "--stdio", "--set", "reserve=oops"},
+		{"serve", "--version"},
+		{"serve", "--stdio"},
+	} {
+		var outs [2]string
+		var codes [2]int
+		for i, root := range []func(io.Reader, io.Writer, io.Writer) *cobra.Command{newRoot, newServeRoot} {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			var out, errb bytes.Buffer
+			codes[i] = execute(root(strings.NewReader(init), &out, &errb), args, &errb)
+			outs[i] = out.String() + "\n--- stderr\n" + errb.String()
+		}
+		if outs[0] != outs[1] || codes[0] != codes[1] {
+			t.Errorf("%q: the whole root (exit %d):\n%s\nthe serve root (exit %d):\n%s", args, codes[0], outs[0], codes[1], outs[1])
+		}
+		if args[len(args)-1] == "--stdio" && !strings.Contains(outs[0], `"result"`) {
+			t.Errorf("%q: no answer: %s", args, outs[0])
+		}
+	}
+	if got := len(newServeRoot(nil, io.Discard, io.Discard).Commands()); got != 1 {
+		t.Errorf("the serve root has %d commands", got)
+	}
+}
