@@ -113,48 +113,56 @@ func appendJSONNumber(b []byte, f float64) []byte {
 func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	// Nearly every string written (slot and effect names, enum values,
-	// window ids) needs no escaping: copy the plain prefix in one go.
-	i := 0
-	for i < len(s) && plainJSON[s[i]] {
-		i++
-	}
-	b = append(b, s[:i]...)
-	for i < len(s) {
+	// Runs of bytes that need no escaping, valid multi-byte characters
+	// among them, are copied in one go: the texts of initialize's answer
+	// (descriptions, the boundary's messages) have a newline or a dash
+	// every line, and a byte at a time after the first of them was most of
+	// the answer's writing.
+	start := 0 // s[start:i] is copied as it is
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c == '\b':
-				b = append(b, '\\', 'b')
-			case c == '\f':
-				b = append(b, '\\', 'f')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			default:
-				b = append(b, c)
-			}
+		if plainJSON[c] {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			b = append(b, s[i:i+size]...)
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			invalid := r == utf8.RuneError && size == 1
+			if !invalid && r != '\u2028' && r != '\u2029' {
+				i += size
+				continue
+			}
+			b = append(b, s[start:i]...)
+			if invalid {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			}
+			i += size
+			start = i
+			continue
 		}
-		i += size
+		b = append(b, s[start:i]...)
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		default: // a control character, <, > or &
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+		i++
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
