@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc64"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -35,7 +34,7 @@ func Decode(enc, src []byte, filename string, omit ...string) (*hcl.File, error)
 	if n <= 0 || len(enc) < off+8 {
 		return nil, errors.New("hcltree: not an encoded syntax tree")
 	}
-	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != crc64.Checksum(src, crcTable) {
+	if size != uint64(len(src)) || binary.LittleEndian.Uint64(enc[off:]) != digest(src) {
 		return nil, ErrOtherSource
 	}
 	// One string holds every name and literal of the encoding, and one the

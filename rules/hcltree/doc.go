@@ -10,7 +10,7 @@
 // and range for range (tested with reflect.DeepEqual on every built-in), so
 // diagnostics, explain and every reader of the tree see no difference. The
 // encoding is tied to the bytes it was made from: it starts with their
-// length and CRC-64, and Decode refuses other bytes. Expression kinds the
+// length and XXH64 hash, and Decode refuses other bytes. Expression kinds the
 // encoding does not spell out are stored as their source range and parsed
 // again from that text on decode; Encode checks that this gives each one
 // back exactly, and fails on a file where it would not. Each top-level

@@ -2,7 +2,6 @@ package hcltree
 
 import (
 	"encoding/binary"
-	"hash/crc64"
 	"strings"
 	"testing"
 
@@ -16,7 +15,7 @@ import (
 // length and bytes).
 func encoding(src string, names []string, items ...any) []byte {
 	b := binary.AppendUvarint([]byte(magic), uint64(len(src)))
-	b = binary.LittleEndian.AppendUint64(b, crc64.Checksum([]byte(src), crcTable))
+	b = binary.LittleEndian.AppendUint64(b, digest([]byte(src)))
 	b = binary.AppendUvarint(b, uint64(len(names)+1))
 	for _, n := range names {
 		b = binary.AppendUvarint(b, uint64(len(n)))
