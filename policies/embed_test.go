@@ -32,5 +32,10 @@ func TestEmbeddedBytesAreTheFiles(t *testing.T) {
 				t.Errorf("%s: the embedded bytes are not the file's", f.file)
 			}
 		}
+		// The binary's own bytes, which nothing writes: a load's tree may
+		// point into them.
+		if src, _ := Source(name); !src.Static || &src.Bytes[0] != &b.hcl[0] || &src.Tree[0] != &b.tree[0] {
+			t.Errorf("%s: the source is not the embedded bytes, marked static", name)
+		}
 	}
 }

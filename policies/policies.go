@@ -70,7 +70,7 @@ func Source(name string) (rules.Source, bool) {
 	// The syntax tree made at build time (TestTreesAreCurrent), so that
 	// loading a built-in does not parse it; rules.Load parses a file
 	// whose tree is missing or of other bytes.
-	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b.hcl, Tree: b.tree}, true
+	return rules.Source{Name: "policies/" + name + ".hcl", Bytes: b.hcl, Tree: b.tree, Static: true}, true
 }
 
 // TestSource returns a built-in policy's test file by name.

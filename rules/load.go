@@ -20,6 +20,10 @@ type Source struct {
 	// tree from it instead of parsing. A tree of other bytes than Bytes
 	// is not used, and the file is parsed as any other.
 	Tree []byte
+	// Static says that nothing writes Bytes and Tree while the policy
+	// lives, as for a built-in's, which are the binary's own data: the
+	// tree rebuilt from them then points into them (hcltree.DecodeStatic).
+	Static bool
 }
 
 // Diagnostics are load problems with the sources they point into, so they
@@ -160,7 +164,11 @@ func (o options) parse(src Source) (file *hcl.File, built bool, diags hcl.Diagno
 		}
 		// The tree was made by a parse that passed CheckHCL, and Decode
 		// bounds its depth on its own.
-		if f, err := hcltree.Decode(src.Tree, src.Bytes, src.Name, omit...); err == nil {
+		decode := hcltree.Decode
+		if src.Static {
+			decode = hcltree.DecodeStatic
+		}
+		if f, err := decode(src.Tree, src.Bytes, src.Name, omit...); err == nil {
 			return f, true, nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -255,5 +256,40 @@ func TestOmittingAllocatesLess(t *testing.T) {
 	less := testing.AllocsPerRun(5, func() { hcltree.Decode(src.Tree, src.Bytes, src.Name, "property", "verify") })
 	if less > 0.9*whole {
 		t.Fatalf("without properties %v allocations, whole %v: the blocks were read anyway", less, whole)
+	}
+}
+
+// DecodeStatic makes Decode's tree with its strings in the bytes given,
+// which Decode copies first.
+func TestDecodeStaticSharesTheBytes(t *testing.T) {
+	src := []byte(everyKind)
+	enc, err := hcltree.Encode(parse(t, src, "x.hcl"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := hcltree.Decode(enc, src, "x.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := hcltree.DecodeStatic(enc, src, "x.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(shared.Body, copied.Body) {
+		t.Fatal("DecodeStatic's tree differs from Decode's")
+	}
+	within := func(s string, b []byte) bool {
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		return p >= lo && p < lo+uintptr(len(b))
+	}
+	blocks := func(f *hcl.File) []*hclsyntax.Block { return f.Body.(*hclsyntax.Body).Blocks }
+	if len(blocks(shared)) == 0 {
+		t.Fatal("no block to look at")
+	}
+	if name := blocks(shared)[0].Type; !within(name, enc) {
+		t.Errorf("DecodeStatic's block type %q is a copy", name)
+	}
+	if name := blocks(copied)[0].Type; within(name, enc) {
+		t.Errorf("Decode's block type %q points into the bytes given", name)
 	}
 }
