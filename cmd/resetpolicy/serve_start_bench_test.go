@@ -23,7 +23,8 @@ import (
 // output: the binary's own floor, which loads no policy) and with
 // /bin/true. Each op
 // is one of each; the medians are the figures to read, with serve's peak
-// RSS.
+// RSS. ms-first-decide is serve's spawn to its answer to the decision Pi
+// asks for next (session_start), which builds that event's rules on use.
 //
 //	go test -run '^$' -bench ServeInitialize -benchtime 20x -count 5 ./cmd/resetpolicy
 //
@@ -56,7 +57,8 @@ func BenchmarkServeInitialize(b *testing.B) {
 	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"projectDir":"","trusted":false}}` + "\n"
 	rss := map[string][]float64{} // serve's own peak RSS, by path
 	before := *serveBefore
-	cpu := map[string][]time.Duration{} // each process's own CPU time, by path
+	cpu := map[string][]time.Duration{}     // each process's own CPU time, by path
+	decided := map[string][]time.Duration{} // spawn to the first decision's answer, by path
 	answer := func(path string, args ...string) time.Duration {
 		t0 := time.Now()
 		cmd := exec.Command(path, args...)
@@ -67,7 +69,8 @@ func BenchmarkServeInitialize(b *testing.B) {
 			b.Fatal(err)
 		}
 		io.WriteString(stdin, init)
-		resp, err := bufio.NewReader(stdout).ReadString('\n')
+		out := bufio.NewReader(stdout)
+		resp, err := out.ReadString('\n')
 		d := time.Since(t0)
 		if err != nil || !strings.Contains(resp, `"result"`) {
 			b.Fatalf("initialize: %v %s", err, resp)
@@ -79,6 +82,14 @@ func BenchmarkServeInitialize(b *testing.B) {
 		hwm := -1.0
 		if path != minimal {
 			hwm = peakRSS(cmd.Process.Pid)
+			// Then what Pi's session start asks next: the first
+			// decision, which builds the rules of its event on use.
+			io.WriteString(stdin, firstDecide)
+			resp, err := out.ReadString('\n')
+			if err != nil || !strings.Contains(resp, `"result"`) {
+				b.Fatalf("decide: %v %s", err, resp)
+			}
+			decided[path] = append(decided[path], time.Since(t0))
 		}
 		stdin.Close()
 		cmd.Wait()
@@ -140,6 +151,7 @@ func BenchmarkServeInitialize(b *testing.B) {
 	b.ReportMetric(ms, "ms-initialize")
 	b.ReportMetric(mm, "ms-minimal-go")
 	b.ReportMetric(ms/mm, "x-minimal-go")
+	b.ReportMetric(median(decided[bin]), "ms-first-decide")
 	mv := median(vt)
 	b.ReportMetric(mv, "ms-version")
 	b.ReportMetric(mv/mm, "x-minimal-go-version")
@@ -162,6 +174,7 @@ func BenchmarkServeInitialize(b *testing.B) {
 		mb := median(bt)
 		b.ReportMetric(mb, "ms-initialize-before")
 		b.ReportMetric(mb/mm, "x-minimal-go-before")
+		b.ReportMetric(median(decided[before]), "ms-first-decide-before")
 		b.ReportMetric(median(cpu[before]), "ms-cpu-initialize-before")
 		peak(before, "-before")
 	}
@@ -189,6 +202,10 @@ func peakRSS(pid int) float64 {
 
 // minimalGo reads one request line and answers it: the least a Go process
 // Pi spawns could do.
+// firstDecide is the decision Pi's session start asks for after
+// initialize.
+const firstDecide = `{"jsonrpc":"2.0","id":1,"method":"decide","params":{"session":"s1","event":{"event":"session_start","reason":"startup"}}}` + "\n"
+
 const minimalGo = `package main
 
 import (
