@@ -8,7 +8,9 @@ import (
 )
 
 // Policy is a loaded, validated and compiled policy. It is immutable and
-// safe to share between sessions.
+// safe to share between sessions, but for the plans of a policy loaded
+// CompileOnUse, which CompilePlan fills, once each, under a lock: read
+// those through it.
 type Policy struct {
 	Name        string
 	Description string
