@@ -3,13 +3,12 @@ package engine_test
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -108,41 +107,21 @@ func TestPlansBuiltOnUseConcurrently(t *testing.T) {
 	}
 }
 
-// laterBroken has a rule that does not compile on turn_end. Given a tree,
-// as a built-in is, and loaded CompileOnUse, it loads; a decision on
-// turn_end is then an error that names the mistake, which leaves the
-// state as it was, and request decides as ever.
-const laterBroken = `
-policy "broken" {
-  description = "a rule that cannot compile"
-}
-slot "phase" {
-  values = ["idle", "armed"]
-}
-group "g" {
-  rule "arm" {
-    on   = "request"
-    when = "event.tokens > 0"
-    to   = { phase = "armed" }
-  }
-  rule "bad" {
-    on   = "turn_end"
-    when = "event.tokens + 'x' > 0"
-    to   = { phase = "idle" }
-  }
-}
-`
-
+// A policy with a rule that does not compile on turn_end
+// (testdata/compile_on_use/broken.hcl), given a tree as a built-in is and
+// loaded CompileOnUse, loads; a decision on turn_end is then an error that
+// names the mistake, which leaves the state as it was, and request decides
+// as ever.
 func TestPlanThatFailsOnUseIsAnError(t *testing.T) {
-	f, hd := hclsyntax.ParseConfig([]byte(laterBroken), "broken.hcl", hcl.InitialPos)
-	if hd.HasErrors() {
-		t.Fatal(hd.Error())
-	}
-	tree, err := hcltree.Encode(f, []byte(laterBroken))
+	b, err := os.ReadFile("../testdata/compile_on_use/broken.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, diags := rules.Load(rules.Source{Name: "broken.hcl", Bytes: []byte(laterBroken), Tree: tree}, decideLoad...)
+	tree, err := hcltree.EncodeSource(b, "broken.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, diags := rules.Load(rules.Source{Name: "broken.hcl", Bytes: b, Tree: tree}, decideLoad...)
 	if diags.HasErrors() || !p.CompilesOnUse() {
 		t.Fatalf("load: %v %s", p != nil && p.CompilesOnUse(), diags.Error())
 	}
@@ -153,7 +132,7 @@ func TestPlanThatFailsOnUseIsAnError(t *testing.T) {
 	before := string(s.Snapshot())
 	for _, decide := range []func(engine.Event) (*engine.Decision, error){s.Decide, s.DecideExplain, s.Decide} {
 		d, err := decide(event(t, `{"event":"turn_end","tokens":5}`))
-		if err == nil || d != nil || !strings.Contains(err.Error(), "turn_end") || !strings.Contains(err.Error(), "broken.hcl:16") {
+		if err == nil || d != nil || !strings.Contains(err.Error(), "turn_end") || !strings.Contains(err.Error(), "broken.hcl:18") {
 			t.Fatalf("turn_end: %v, %v", d, err)
 		}
 	}

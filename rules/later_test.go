@@ -2,12 +2,11 @@ package rules_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/resetpolicy/resetpolicy/rules/hcltree"
@@ -174,47 +173,24 @@ func TestCompilePlanOnce(t *testing.T) {
 	}
 }
 
-// laterBroken is a policy with a rule that does not compile on one event.
-// Given a tree, as a built-in is, and loaded CompileOnUse, it loads; the
-// mistake is then the error of that plan, and of no other.
-const laterBroken = `
-policy "broken" {
-  description = "a rule that cannot compile"
-}
-slot "phase" {
-  values = ["idle", "armed"]
-}
-group "g" {
-  rule "arm" {
-    on   = "request"
-    when = "event.tokens > 0"
-    to   = { phase = "armed" }
-  }
-  rule "bad" {
-    on   = "turn_end"
-    when = "event.tokens + 'x' > 0"
-    to   = { phase = "idle" }
-  }
-}
-`
-
-// laterBrokenSource returns laterBroken as a source with its tree.
-func laterBrokenSource(t testing.TB) rules.Source {
+// brokenOnUse is testdata/compile_on_use/broken.hcl with its tree, as a
+// built-in has one.
+func brokenOnUse(t testing.TB) rules.Source {
 	t.Helper()
-	f, diags := hclsyntax.ParseConfig([]byte(laterBroken), "broken.hcl", hcl.InitialPos)
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	tree, err := hcltree.Encode(f, []byte(laterBroken))
+	b, err := os.ReadFile("../testdata/compile_on_use/broken.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rules.Source{Name: "broken.hcl", Bytes: []byte(laterBroken), Tree: tree}
+	tree, err := hcltree.EncodeSource(b, "broken.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules.Source{Name: "broken.hcl", Bytes: b, Tree: tree}
 }
 
 func TestCompilePlanErrorIsThePlans(t *testing.T) {
-	src := laterBrokenSource(t)
-	if _, diags := rules.Load(src, rules.WithoutProperties()); !diags.HasErrors() || !strings.Contains(diags.Error(), "broken.hcl:16") {
+	src := brokenOnUse(t)
+	if _, diags := rules.Load(src, rules.WithoutProperties()); !diags.HasErrors() || !strings.Contains(diags.Error(), "broken.hcl:18") {
 		t.Fatalf("loaded in full, the mistake is reported at load: %v", diags.Error())
 	}
 	p, diags := rules.Load(src, decideLoad...)
@@ -234,7 +210,7 @@ func TestCompilePlanErrorIsThePlans(t *testing.T) {
 		t.Fatalf("request: %v", err)
 	}
 	first := p.CompilePlan(at("turn_end"))
-	if first == nil || !strings.Contains(first.Error(), "turn_end") || !strings.Contains(first.Error(), "broken.hcl:16") {
+	if first == nil || !strings.Contains(first.Error(), "turn_end") || !strings.Contains(first.Error(), "broken.hcl:18") {
 		t.Fatalf("turn_end: %v", first)
 	}
 	if again := p.CompilePlan(at("turn_end")); again == nil || again.Error() != first.Error() {

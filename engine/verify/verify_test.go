@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/policies"
@@ -407,21 +405,20 @@ func TestCheckOfAPolicyCompiledOnUse(t *testing.T) {
 			got.States, got.Transitions, len(got.Findings), got.Incomplete, want.States, want.Transitions, len(want.Findings))
 	}
 
-	const broken = "policy \"broken\" {\n  description = \"x\"\n}\nslot \"phase\" {\n  values = [\"idle\", \"armed\"]\n}\ngroup \"g\" {\n  rule \"bad\" {\n    on   = \"turn_end\"\n    when = \"event.tokens + 'x' > 0\"\n    to   = { phase = \"armed\" }\n  }\n}\n"
-	f, hd := hclsyntax.ParseConfig([]byte(broken), "broken.hcl", hcl.InitialPos)
-	if hd.HasErrors() {
-		t.Fatal(hd.Error())
-	}
-	tree, err := hcltree.Encode(f, []byte(broken))
+	broken, err := os.ReadFile("../../testdata/compile_on_use/broken.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, diags := rules.Load(rules.Source{Name: "broken.hcl", Bytes: []byte(broken), Tree: tree}, decide...)
+	tree, err := hcltree.EncodeSource(broken, "broken.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, diags := rules.Load(rules.Source{Name: "broken.hcl", Bytes: broken, Tree: tree}, decide...)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
 	r := verify.Check(p, verify.Options{})
-	if !r.Incomplete || len(r.Findings) != 1 || r.Findings[0].Kind != verify.KindRuntime || !strings.Contains(r.Findings[0].Message, "broken.hcl:10") {
+	if !r.Incomplete || len(r.Findings) != 1 || r.Findings[0].Kind != verify.KindRuntime || !strings.Contains(r.Findings[0].Message, "broken.hcl:18") {
 		t.Fatalf("a plan that fails on use: %+v", r)
 	}
 }

@@ -357,3 +357,13 @@ func plainTraversal(t hcl.Traversal) bool {
 	}
 	return true
 }
+
+// EncodeSource parses src as native syntax and encodes its tree, as the
+// built-ins' trees are made.
+func EncodeSource(src []byte, filename string) ([]byte, error) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return Encode(file, src)
+}

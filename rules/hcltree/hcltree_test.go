@@ -293,3 +293,20 @@ func TestDecodeStaticSharesTheBytes(t *testing.T) {
 		t.Errorf("Decode's block type %q points into the bytes given", name)
 	}
 }
+
+// EncodeSource is Encode of the parser's tree, and refuses what does not
+// parse.
+func TestEncodeSourceIsEncodeOfTheParse(t *testing.T) {
+	src := []byte(everyKind)
+	want, err := hcltree.Encode(parse(t, src, "x.hcl"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := hcltree.EncodeSource(src, "x.hcl")
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("EncodeSource: %v, equal %v", err, bytes.Equal(got, want))
+	}
+	if _, err := hcltree.EncodeSource([]byte("a = {\n"), "x.hcl"); err == nil || !strings.Contains(err.Error(), "x.hcl:") {
+		t.Fatalf("a file that does not parse: %v", err)
+	}
+}
