@@ -24,7 +24,7 @@ type Engine struct {
 type plan struct {
 	groups []group
 	// built is set once groups are complete, and read before them: a
-	// decision builds the plan first if it is not (see groupsOf).
+	// decision builds the plan first if it is not (see buildOnUse).
 	built atomic.Bool
 	// rules holds every rule a decision on the event reaches, in group
 	// order (see pack).
@@ -108,7 +108,7 @@ type rule struct {
 	parts   []*lang.Program // the conjuncts when is made of
 	lit     *lang.Lit
 	effects []effect
-	// packed is 1 + the rule's index in Engine.rules once pack has
+	// packed is 1 + the rule's index in its plan's rules once pack has
 	// placed it there, 0 before.
 	packed int
 }

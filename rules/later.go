@@ -11,14 +11,15 @@ import (
 // CompileOnUse leaves the rules of each event to be compiled when the
 // event first needs them (CompilePlan), for a built-in loaded from the
 // syntax tree made at build time, at its own defaults, to decide with
-// (WithoutProperties): the policy the build compiled whole, in this
-// package's tests and the built-ins' own. Any other load ignores it and
-// compiles every plan, so that a mistake in a file is reported when it
-// loads. The process Pi starts at every session loads so: an event kind
-// a session never sees costs it nothing, and initialize, which reads no
-// rule, waits for none (docs/performance.md, Start-up). The policy's
-// plans are then read through CompilePlan only, as the engine reads
-// them; verify and graph load policies in full.
+// (WithoutProperties): the policy the build compiled whole, with no
+// diagnostic at all, in this package's tests and the built-ins' own (a
+// warning of a rule's would otherwise go unreported). Any other load
+// ignores it and compiles every plan, so that a mistake in a file is
+// reported when it loads. The process Pi starts at every session loads
+// so: an event kind a session never sees costs it nothing, and
+// initialize, which reads no rule, waits for none (docs/performance.md,
+// Start-up). The policy's plans are then read through CompilePlan, as the
+// engine and verify read them.
 func CompileOnUse() Option {
 	return func(o *options) { o.compileOnUse = true }
 }
