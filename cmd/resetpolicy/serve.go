@@ -9,11 +9,6 @@ import (
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
 
-// servePreload is the load of the built-in default that main starts for a
-// process started as `resetpolicy serve …`, before it reads a flag; the
-// first server takes it.
-var servePreload *rpc.Preloaded
-
 func newServeCmd(v *viper.Viper) *cobra.Command {
 	var stdio bool
 	cmd := &cobra.Command{
@@ -49,11 +44,8 @@ The settings flags below apply to every initialize, above the environment.`,
 				Settings: func(dir string, trusted bool) (*settings.Settings, error) {
 					return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, Flags: fs})
 				},
-				Log:       cmd.ErrOrStderr(),
-				Preload:   true,
-				Preloaded: servePreload,
+				Log: cmd.ErrOrStderr(),
 			})
-			servePreload = nil
 			defer s.Close()
 			if err := s.Serve(cmd.InOrStdin(), cmd.OutOrStdout()); err != nil {
 				return failure("serve: %v", err)

@@ -150,24 +150,6 @@ func builtinDefault() (*loaded, error) {
 // compiled when the event first comes (rules.CompileOnUse).
 var servedLoad = []rules.Option{rules.WithoutProperties(), rules.CompileOnUse()}
 
-type preloaded struct {
-	p     *rules.Policy
-	diags rules.Diagnostics
-}
-
-// loadPolicy loads the policy the settings name, taking the preloaded
-// built-in when it is the one asked for with no overrides. The preload is
-// offered to the first load only.
-func (s *Server) loadPolicy(set *settings.Settings) (*rules.Policy, rules.Diagnostics) {
-	pre := s.preload
-	s.preload = nil
-	if pre != nil && set.Policy.Text == settings.DefaultPolicy && len(set.Overrides()) == 0 {
-		r := <-pre
-		return r.p, r.diags
-	}
-	return set.LoadPolicy(servedLoad...)
-}
-
 // ensure loads the default settings' policy when nothing was loaded yet.
 func (s *Server) ensure() *Error {
 	if s.cur != nil {
@@ -235,7 +217,7 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 		fail(fmt.Sprintf("settings failed to load: %v", err), []Diagnostic{{Severity: "error", Summary: "Settings failed to load", Detail: err.Error()}})
 	} else {
 		res.Settings, res.SettingsMore = shownSettings(set.Entries())
-		p, diags := s.loadPolicy(set)
+		p, diags := set.LoadPolicy(servedLoad...)
 		if diags.HasErrors() {
 			// The notice quotes at most a few lines of the file: it may
 			// not be a policy at all.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
-	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/valyala/fastjson"
 )
 
@@ -33,31 +32,6 @@ type Options struct {
 	// MaxSessionBytes bounds their total size (names and states); 0
 	// means DefaultMaxSessionBytes.
 	MaxSessionBytes int
-	// Preload starts loading the built-in default policy in the
-	// background as New returns, so that an initialize with default
-	// settings — the common case — finds it loaded instead of waiting for
-	// it (serve starts answering while the host is still sending).
-	Preload bool
-	// Preloaded, when set, is that load already started (StartPreload),
-	// and New starts none of its own.
-	Preloaded *Preloaded
-}
-
-// Preloaded is the built-in default policy loading in the background.
-type Preloaded struct{ ch chan preloaded }
-
-// StartPreload starts loading the built-in default policy, as an
-// initialize with default settings loads it, and returns at once. The
-// process Pi starts calls it before it reads its flags, so that on a
-// machine with a processor to spare the load runs beside the rest of the
-// start (docs/performance.md, Start-up).
-func StartPreload() *Preloaded {
-	ch := make(chan preloaded, 1)
-	go func() {
-		p, diags := policies.Load(settings.DefaultPolicy, nil, servedLoad...)
-		ch <- preloaded{p, diags}
-	}()
-	return &Preloaded{ch}
 }
 
 // Server serves one host. Its methods are called one request at a time,
@@ -71,12 +45,11 @@ type Server struct {
 	trusted    bool
 	// reused per request: the parser of request lines, the event decoder,
 	// and buffers for the result, the id and other methods' params.
-	preload chan preloaded // nil once taken or when not preloading
-	parser  fastjson.Parser
-	dec     engine.Decoder
-	out     []byte
-	id      []byte
-	params  []byte
+	parser fastjson.Parser
+	dec    engine.Decoder
+	out    []byte
+	id     []byte
+	params []byte
 	// logCounts counts log lines by kind (see logf); evicted is reused
 	// for the names a request evicts.
 	logCounts map[string]int
@@ -106,14 +79,7 @@ func New(opts Options) *Server {
 	if opts.MaxSessionBytes <= 0 {
 		opts.MaxSessionBytes = DefaultMaxSessionBytes
 	}
-	s := &Server{opts: opts, sessions: newSessions(opts.MaxSessions, opts.MaxSessionBytes)}
-	switch {
-	case opts.Preloaded != nil:
-		s.preload = opts.Preloaded.ch
-	case opts.Preload:
-		s.preload = StartPreload().ch
-	}
-	return s
+	return &Server{opts: opts, sessions: newSessions(opts.MaxSessions, opts.MaxSessionBytes)}
 }
 
 // Close releases the decision log.

@@ -520,26 +520,22 @@ type errReader struct{}
 func (errReader) Read([]byte) (int, error) { return 0, fmt.Errorf("boom") }
 
 // TestServeDecidesWithoutProperties: every policy the server loads — the
-// built-in preloaded while initialize is on its way, or loaded when asked,
-// and a project's file — is loaded to decide with, not to verify
-// (rules.WithoutProperties): its properties are no part of the start.
+// built-in default and a project's file — is loaded to decide with, not to
+// verify (rules.WithoutProperties): its properties are no part of the start.
 func TestServeDecidesWithoutProperties(t *testing.T) {
 	good := "use \"wipe_memory\" {\n  warning_runway = 8192\n}\n"
-	for _, preload := range []bool{true, false} {
-		for _, dir := range []string{"", writeProject(t, good)} {
-			userDir := t.TempDir()
-			s := New(Options{
-				Settings: func(dir string, trusted bool) (*settings.Settings, error) {
-					return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
-				},
-				Preload: preload,
-			})
-			var res InitializeResult
-			ok(t, call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true}), &res)
-			if s.cur == nil || !s.cur.pol.PropertiesOmitted {
-				t.Errorf("preload %v, project %q: the policy in force was loaded with its properties", preload, dir)
-			}
-			s.Close()
+	for _, dir := range []string{"", writeProject(t, good)} {
+		userDir := t.TempDir()
+		s := New(Options{
+			Settings: func(dir string, trusted bool) (*settings.Settings, error) {
+				return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
+			},
+		})
+		var res InitializeResult
+		ok(t, call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true}), &res)
+		if s.cur == nil || !s.cur.pol.PropertiesOmitted {
+			t.Errorf("project %q: the policy in force was loaded with its properties", dir)
 		}
+		s.Close()
 	}
 }

@@ -191,16 +191,16 @@ func TestIdleSessionHeap(t *testing.T) {
 	runtime.KeepAlive(s)
 }
 
-// The preloaded built-in is used only when the settings ask for it
-// unchanged; a project policy or an override loads as before.
-func TestPreloadedDefaultPolicy(t *testing.T) {
+// The built-in default, asked for unchanged, is compiled on use; a project
+// policy loads in its place, compiled when it loads, and a later
+// initialize without the project brings the default back.
+func TestServedDefaultPolicy(t *testing.T) {
 	userDir := t.TempDir()
 	newServer := func() *Server {
 		return New(Options{
 			Settings: func(dir string, trusted bool) (*settings.Settings, error) {
 				return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
 			},
-			Preload: true,
 		})
 	}
 	var res InitializeResult
@@ -214,24 +214,10 @@ func TestPreloadedDefaultPolicy(t *testing.T) {
 	}
 	ok(t, decideIn(t, s, "a", map[string]any{"event": "tool", "name": "wipe_memory"}), nil)
 
-	// A load started before the server (as main starts it) is the one
-	// the server takes.
-	pre := StartPreload()
-	s = New(Options{Preload: true, Preloaded: pre, Settings: func(dir string, trusted bool) (*settings.Settings, error) {
-		return settings.Load(settings.Options{ProjectDir: dir, Trusted: trusted, UserConfigDir: userDir})
-	}})
-	if s.preload != pre.ch {
-		t.Fatal("the server started a load of its own")
-	}
-	ok(t, call(t, s, "initialize", map[string]any{"projectDir": "", "trusted": false}), &res)
-	if res.Policy.Name != "wipe_memory" || s.preload != nil || len(res.Surface.Tools) == 0 {
-		t.Fatalf("initialize with the load started before: %+v", res.Policy)
-	}
-
 	s = newServer()
 	ok(t, call(t, s, "initialize", map[string]any{"projectDir": writeProject(t, "use \"new_context\" {}\n"), "trusted": true}), &res)
 	if res.Policy.Name != "new_context" {
-		t.Fatalf("a project policy lost to the preload: %+v", res.Policy)
+		t.Fatalf("a project policy lost to the default: %+v", res.Policy)
 	}
 	if s.cur.pol.CompilesOnUse() {
 		t.Error("a project's policy file is compiled on use, not at load")
