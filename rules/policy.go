@@ -2,7 +2,6 @@ package rules
 
 import (
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
 )
@@ -219,7 +218,6 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 	var diags hcl.Diagnostics
 	dup := func(kind, name string, rng hcl.Range) bool { return seen.dup(&diags, kind, name, rng) }
 	var policies []*hcl.Block
-	ahead := decodeGroupsAhead(blocks)
 	for _, b := range blocks {
 		var name string
 		var rng hcl.Range
@@ -307,7 +305,7 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 			if existing == nil && dup("group", name, rng) {
 				continue
 			}
-			g, d := ahead.decode(b)
+			g, d := decodeGroup(b)
 			diags = append(diags, d...)
 			var kept []*Rule
 			for _, r := range g.Rules {
@@ -332,77 +330,6 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 		}
 	}
 	return diags
-}
-
-// groupsAhead are group blocks decoded on a second goroutine while
-// decodeBlocks reads the blocks before them: the last groups of the file,
-// about half of its groups' text, which is most of a policy's. The process
-// Pi starts at every session waits on this load with its other processor
-// idle (docs/performance.md, Start-up). decodeGroup is a function of its
-// block alone, so the groups and their diagnostics are those decoded in
-// turn; decodeBlocks keeps them in file order.
-type groupsAhead struct {
-	blocks []*hcl.Block
-	groups []*Group
-	diags  []hcl.Diagnostics
-	done   chan struct{}
-}
-
-// groupsAheadMin is the fewest group blocks worth a second goroutine.
-var groupsAheadMin = 2
-
-func decodeGroupsAhead(blocks hcl.Blocks) *groupsAhead {
-	var groups []*hcl.Block
-	size := 0
-	for _, b := range blocks {
-		if b.Type == "group" {
-			groups = append(groups, b)
-			size += blockBytes(b)
-		}
-	}
-	if len(groups) < groupsAheadMin {
-		return nil
-	}
-	// The last groups, from the one that takes the rest under half.
-	from, rest := len(groups), 0
-	for from > 1 && rest+blockBytes(groups[from-1]) <= size/2 {
-		from--
-		rest += blockBytes(groups[from])
-	}
-	if from == len(groups) {
-		from--
-	}
-	a := &groupsAhead{blocks: groups[from:], done: make(chan struct{})}
-	a.groups, a.diags = make([]*Group, len(a.blocks)), make([]hcl.Diagnostics, len(a.blocks))
-	go func() {
-		defer close(a.done)
-		for i, b := range a.blocks {
-			a.groups[i], a.diags[i] = decodeGroup(b)
-		}
-	}()
-	return a
-}
-
-// decode is decodeGroup(b), decoded ahead when b is one of a's.
-func (a *groupsAhead) decode(b *hcl.Block) (*Group, hcl.Diagnostics) {
-	if a != nil {
-		for i, x := range a.blocks {
-			if x == b {
-				<-a.done
-				return a.groups[i], a.diags[i]
-			}
-		}
-	}
-	return decodeGroup(b)
-}
-
-// blockBytes is the length of b's text, or 1 for a body that is not
-// native syntax.
-func blockBytes(b *hcl.Block) int {
-	if body, ok := b.Body.(*hclsyntax.Body); ok {
-		return max(body.SrcRange.End.Byte-b.DefRange.Start.Byte, 1)
-	}
-	return 1
 }
 
 func short(r hcl.Range) string {
