@@ -249,12 +249,6 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 		}
 	}
 	if n := d.count(); n > 0 {
-		if depth == 0 {
-			if blocks, ok := d.topLevel(n - 1); ok {
-				b.Blocks = blocks
-				return b
-			}
-		}
 		b.Blocks = d.nodes.blockLists.take(n - 1)[:0]
 		for i := 0; i < n-1 && d.err == nil; i++ {
 			end := -1
@@ -273,7 +267,23 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 					continue
 				}
 			}
-			bl := d.block(depth)
+			bl := d.nodes.blocks.one()
+			bl.Type = d.name()
+			if n := d.count(); n > 0 {
+				bl.Labels = d.nodes.labels.take(n - 1)
+				for j := range bl.Labels {
+					bl.Labels[j] = d.name()
+				}
+			}
+			nr := d.count()
+			bl.TypeRange, bl.OpenBraceRange, bl.CloseBraceRange = d.rng(), d.rng(), d.rng()
+			if nr > 0 {
+				bl.LabelRanges = d.nodes.labelRanges.take(nr - 1)
+				for j := range bl.LabelRanges {
+					bl.LabelRanges[j] = d.rng()
+				}
+			}
+			bl.Body = d.body(depth + 1)
 			if end >= 0 && d.err == nil && d.off != end {
 				d.fail("a block ends at byte %d, its length says %d", d.off, end)
 			}
@@ -281,131 +291,6 @@ func (d *decoder) body(depth int) *hclsyntax.Body {
 		}
 	}
 	return b
-}
-
-// block reads one block at depth.
-func (d *decoder) block(depth int) *hclsyntax.Block {
-	bl := d.nodes.blocks.one()
-	bl.Type = d.name()
-	if n := d.count(); n > 0 {
-		bl.Labels = d.nodes.labels.take(n - 1)
-		for j := range bl.Labels {
-			bl.Labels[j] = d.name()
-		}
-	}
-	nr := d.count()
-	bl.TypeRange, bl.OpenBraceRange, bl.CloseBraceRange = d.rng(), d.rng(), d.rng()
-	if nr > 0 {
-		bl.LabelRanges = d.nodes.labelRanges.take(nr - 1)
-		for j := range bl.LabelRanges {
-			bl.LabelRanges[j] = d.rng()
-		}
-	}
-	bl.Body = d.body(depth + 1)
-	return bl
-}
-
-// parallelMin is the size of encoding from which topLevel reads the
-// second half of the file's blocks on a goroutine of its own.
-var parallelMin = 4 << 10
-
-// extent is where a top-level block's encoding lies.
-type extent struct{ start, end int }
-
-// topLevel reads the file's n top-level blocks, each of which Encode
-// wrote with its length and with ranges from the file's start, so that
-// they can be read apart: from parallelMin bytes on, the second half of
-// them (by bytes) is read by a second decoder on a goroutine of its own,
-// which a processor to spare runs beside the first. The process Pi starts
-// at every session waits on this tree, with its other processor idle
-// (docs/performance.md, Start-up). The blocks, the slabs aside, and any
-// error are those the loop in body meets: it returns false, having read
-// nothing, when a length or a block's name is amiss, and body's loop then
-// reads the blocks one by one and reports the problem where it lies.
-func (d *decoder) topLevel(n int) ([]*hclsyntax.Block, bool) {
-	if len(d.enc) < parallelMin {
-		return nil, false
-	}
-	kept := make([]extent, 0, n)
-	off := d.off
-	for i := 0; i < n; i++ {
-		size, k := uvarint(d.enc, off)
-		if k <= 0 || size > len(d.enc)-(off+k) {
-			return nil, false
-		}
-		start, end := off+k, off+k+size
-		idx, k := uvarint(d.enc, start)
-		if k <= 0 || idx >= len(d.table) {
-			return nil, false
-		}
-		if len(d.omit) == 0 || !slices.Contains(d.omit, d.table[idx]) {
-			kept = append(kept, extent{start, end})
-		}
-		off = end
-	}
-	if len(kept) < 2 {
-		return nil, false
-	}
-	half, split := (kept[len(kept)-1].end-kept[0].start)/2, len(kept)-1
-	for i, x := range kept {
-		if x.end-kept[0].start >= half {
-			split = i + 1
-			break
-		}
-	}
-	split = min(split, len(kept)-1)
-	second := &decoder{enc: d.enc, src: d.src, filename: d.filename, table: d.table, omit: d.omit}
-	var rest []*hclsyntax.Block
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rest = second.blocks(kept[split:])
-	}()
-	first := d.blocks(kept[:split])
-	<-done
-	if d.err == nil {
-		d.err = second.err
-	}
-	d.off = off
-	return append(first, rest...), true
-}
-
-// blocks reads the top-level blocks at xs.
-func (d *decoder) blocks(xs []extent) []*hclsyntax.Block {
-	out := d.nodes.blockLists.take(len(xs))[:0]
-	for _, x := range xs {
-		d.off, d.prev = x.start, hcl.Pos{}
-		bl := d.block(0)
-		if d.err == nil && d.off != x.end {
-			d.fail("a block ends at byte %d, its length says %d", d.off, x.end)
-		}
-		if d.err != nil {
-			break
-		}
-		out = append(out, bl)
-	}
-	return out
-}
-
-// uvarint reads a number as uint does, at off in s, with its length in
-// bytes; the length is 0 or less for a malformed number or one past any
-// size a file has.
-func uvarint(s string, off int) (v, n int) {
-	var x uint64
-	var shift uint
-	for i := 0; off+i < len(s) && i < binary.MaxVarintLen64; i++ {
-		c := s[off+i]
-		if c < 0x80 {
-			x |= uint64(c) << shift
-			if x > 1<<40 {
-				return 0, -1
-			}
-			return int(x), i + 1
-		}
-		x |= uint64(c&0x7f) << shift
-		shift += 7
-	}
-	return 0, 0
 }
 
 func (d *decoder) exprs(depth int) []hclsyntax.Expression {
