@@ -204,7 +204,26 @@ func (p *Policy) compile(later bool) hcl.Diagnostics {
 		c.derived = append(c.derived, lang.Binding{Name: d.Name, Prog: prog, Memo: memo})
 	}
 	c.common = &lang.Env{EventName: "(any)", Event: commonFacts, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
-	for _, r := range p.Rules {
+	c.ruleEvents(p.Rules)
+	for i := range contract.Events {
+		ev := &contract.Events[i]
+		plan := &Plan{Event: ev, Facts: FactFields(ev)}
+		if !later {
+			c.plan(i, plan)
+		}
+		p.Plans = append(p.Plans, plan)
+	}
+	if later {
+		p.later = &laterPlans{c: c, done: make([]atomic.Bool, len(p.Plans)), errs: make([]error, len(p.Plans))}
+		return c.diags
+	}
+	c.compileProperties()
+	return c.diags
+}
+
+// ruleEvents checks the events each rule names.
+func (c *compileCtx) ruleEvents(rs []*Rule) {
+	for _, r := range rs {
 		known := false
 		for i, name := range r.On {
 			if _, ok := contract.LookupEvent(name); !ok {
@@ -220,20 +239,6 @@ func (p *Policy) compile(later bool) hcl.Diagnostics {
 			c.rule(r, c.common)
 		}
 	}
-	for i := range contract.Events {
-		ev := &contract.Events[i]
-		plan := &Plan{Event: ev, Facts: FactFields(ev)}
-		if !later {
-			c.plan(i, plan)
-		}
-		p.Plans = append(p.Plans, plan)
-	}
-	if later {
-		p.later = &laterPlans{c: c, done: make([]atomic.Bool, len(p.Plans)), errs: make([]error, len(p.Plans))}
-		return c.diags
-	}
-	c.compileProperties()
-	return c.diags
 }
 
 // plan compiles, into plan, the rules of the i-th event of the contract.

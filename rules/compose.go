@@ -153,7 +153,7 @@ func loadUse(use *useBlock, src Source, sources map[string][]byte, o options) (*
 		return fail(errorAt(ptr(use.NameRange), "Unknown built-in policy", "there is no built-in policy %q%s%s", use.Name, suggestName(use.Name, names), list))
 	}
 	sources[base.Name] = base.Bytes
-	baseFile, _, diags := o.parse(base)
+	baseFile, _, diags := o.parse(base, false)
 	if diags.HasErrors() {
 		return nil, Diagnostics{diags, sources}
 	}

@@ -243,7 +243,7 @@ func TestParseForDecidingOmitsProperties(t *testing.T) {
 	}
 	s := Source{Name: "policies/wipe_memory.hcl", Bytes: src, Tree: tree}
 	count := func(noProperties bool) (props, all int) {
-		f, _, diags := options{noProperties: noProperties}.parse(s)
+		f, _, diags := options{noProperties: noProperties}.parse(s, false)
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

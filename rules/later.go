@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/resetpolicy/resetpolicy/rules/hcltree"
 )
 
 // CompileOnUse leaves the rules of each event to be compiled when the
@@ -18,8 +20,11 @@ import (
 // reported when it loads. The process Pi starts at every session loads
 // so: an event kind a session never sees costs it nothing, and
 // initialize, which reads no rule, waits for none (docs/performance.md,
-// Start-up). The policy's plans are then read through CompilePlan, as the
-// engine and verify read them.
+// Start-up). Nor is a group block read from the tree before then: the
+// policy's Groups and Rules are empty until the first CompilePlan (or
+// CompilePlans) reads them all. The policy's plans are then read through
+// CompilePlan, as the engine and verify read them, and a reader of its
+// rules calls CompilePlans first.
 func CompileOnUse() Option {
 	return func(o *options) { o.compileOnUse = true }
 }
@@ -31,6 +36,10 @@ type laterPlans struct {
 	c    *compileCtx
 	done []atomic.Bool // per plan: compiled, and errs[i] set
 	errs []error
+	// groups is the source whose group blocks the load left in its tree,
+	// until readGroups has read them; groupsErr is what that read found.
+	groups    Source
+	groupsErr error
 }
 
 // CompilePlan compiles the rules of the i-th plan (contract.Events
@@ -55,6 +64,11 @@ func (p *Policy) CompilePlan(i int) error {
 	defer l.mu.Unlock()
 	if l.done[i].Load() {
 		return l.errs[i]
+	}
+	if err := p.readGroups(); err != nil {
+		l.errs[i] = err
+		l.done[i].Store(true)
+		return err
 	}
 	c := l.c
 	before := len(c.diags)
@@ -83,4 +97,48 @@ func (p *Policy) CompilePlans() error {
 		}
 	}
 	return nil
+}
+
+// allButGroups are the top-level blocks readGroups leaves out.
+var allButGroups = func() []string {
+	var out []string
+	for _, b := range policySchema.Blocks {
+		if b.Type != "group" {
+			out = append(out, b.Type)
+		}
+	}
+	return out
+}()
+
+// readGroups reads the group blocks the load left in the tree, once, and
+// checks the events their rules name, as a load that reads them at once
+// does. It is called with l.mu held.
+func (p *Policy) readGroups() error {
+	l := p.later
+	src := l.groups
+	if src.Tree == nil {
+		return l.groupsErr
+	}
+	l.groups = Source{}
+	decode := hcltree.Decode
+	if src.Static {
+		decode = hcltree.DecodeStatic
+	}
+	file, err := decode(src.Tree, src.Bytes, src.Name, allButGroups...)
+	if err != nil {
+		l.groupsErr = fmt.Errorf("the groups of %s: %v", src.Name, err)
+		return l.groupsErr
+	}
+	content, diags := bodyContent(file.Body, policySchema)
+	if !diags.HasErrors() {
+		diags = append(diags, p.decodeBlocks(content.Blocks, newDecls(), false)...)
+	}
+	before := len(l.c.diags)
+	l.c.ruleEvents(p.Rules)
+	diags = append(diags, l.c.diags[before:]...)
+	if diags.HasErrors() {
+		p.Groups, p.Rules = nil, nil
+		l.groupsErr = fmt.Errorf("the groups of %s: %s", src.Name, FormatDiagnostics(p.Sources, diags))
+	}
+	return l.groupsErr
 }

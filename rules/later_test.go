@@ -233,3 +233,120 @@ func TestCompilePlanErrorIsThePlans(t *testing.T) {
 		}
 	}
 }
+
+// groupNames lists a policy's groups and, in file order, its rules.
+func groupNames(p *rules.Policy) string {
+	var b strings.Builder
+	for _, g := range p.Groups {
+		fmt.Fprintf(&b, "group %s:", g.Name)
+		for _, r := range g.Rules {
+			fmt.Fprintf(&b, " %s", r.Name)
+		}
+		b.WriteByte('\n')
+	}
+	for _, r := range p.Rules {
+		fmt.Fprintf(&b, "rule %s of %s on %v\n", r.Name, r.Group.Name, r.On)
+	}
+	return b.String()
+}
+
+// A built-in loaded CompileOnUse leaves its group blocks in the tree:
+// initialize, which reads no rule, waits for none. The first plan compiled
+// reads them all, the groups and rules a load in full has, in its order.
+func TestGroupsAreReadOnUse(t *testing.T) {
+	for _, name := range policies.Names() {
+		full := loadBuiltin(t, name, rules.WithoutProperties())
+		later := loadBuiltin(t, name, decideLoad...)
+		if len(later.Groups) != 0 || len(later.Rules) != 0 {
+			t.Fatalf("%s: %d groups and %d rules read at load", name, len(later.Groups), len(later.Rules))
+		}
+		if len(later.Params) != len(full.Params) || len(later.Slots) != len(full.Slots) || len(later.Messages) != len(full.Messages) || len(later.Tools) != len(full.Tools) {
+			t.Fatalf("%s: the load to decide with lost what initialize reads", name)
+		}
+		if err := later.CompilePlan(len(later.Plans) - 1); err != nil {
+			t.Fatal(err)
+		}
+		got, want := groupNames(later), groupNames(full)
+		if got != want || len(full.Rules) == 0 {
+			t.Fatalf("%s: read on use:\n%s\nwant:\n%s", name, got, want)
+		}
+		if err := later.CompilePlans(); err != nil || groupNames(later) != want {
+			t.Fatalf("%s: read twice: %v\n%s", name, err, groupNames(later))
+		}
+	}
+}
+
+// A mistake in the groups of a tree loaded CompileOnUse, which only the
+// reading of the groups meets, is the error of every plan, and the policy
+// keeps no half-read group.
+func TestGroupMistakeOnUseIsEveryPlans(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"unknown_event.hcl", `unknown_event.hcl:13`},
+		{"duplicate_rule.hcl", `duplicate_rule.hcl:18`},
+	} {
+		b, err := os.ReadFile("../testdata/compile_on_use/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := hcltree.EncodeSource(b, c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := rules.Source{Name: c.file, Bytes: b, Tree: tree}
+		if _, diags := rules.Load(src, rules.WithoutProperties()); !diags.HasErrors() || !strings.Contains(diags.Error(), c.want) {
+			t.Fatalf("%s loaded in full: %v", c.file, diags.Error())
+		}
+		p, diags := rules.Load(src, decideLoad...)
+		if diags.HasErrors() || !p.CompilesOnUse() {
+			t.Fatalf("%s: CompileOnUse: %v", c.file, diags.Error())
+		}
+		first := p.CompilePlan(0)
+		if first == nil || !strings.Contains(first.Error(), c.want) {
+			t.Fatalf("%s: %v, want an error at %s", c.file, first, c.want)
+		}
+		for i := range p.Plans {
+			if err := p.CompilePlan(i); err == nil || err.Error() != first.Error() {
+				t.Fatalf("%s: plan %d: %v, want %v", c.file, i, err, first)
+			}
+			if p.Plans[i].Groups != nil {
+				t.Fatalf("%s: plan %d has groups", c.file, i)
+			}
+		}
+		if len(p.Groups) != 0 || len(p.Rules) != 0 {
+			t.Fatalf("%s: %d groups and %d rules kept", c.file, len(p.Groups), len(p.Rules))
+		}
+	}
+}
+
+// A file that uses a built-in adds its groups to the built-in's, so given
+// a tree and loaded to decide with, it is read whole: its own rule is
+// there at load, beside the built-in's.
+func TestAUseFileWithATreeIsReadWhole(t *testing.T) {
+	b := []byte(`use "wipe_memory" {}
+
+group "extra" {
+  rule "extra_notice" {
+    on = "model_select"
+    effect "notify" {
+      level = "info"
+      text  = "'switched'"
+    }
+  }
+}
+`)
+	tree, err := hcltree.EncodeSource(b, "p.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, diags := rules.Load(rules.Source{Name: "p.hcl", Bytes: b, Tree: tree}, append([]rules.Option{rules.WithBuiltins(policies.Source)}, decideLoad...)...)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	found := false
+	for _, r := range p.Rules {
+		found = found || r.Name == "extra_notice"
+	}
+	if !found || len(p.Rules) < 2 {
+		t.Fatalf("the file's own rule is not read at load: %d rules", len(p.Rules))
+	}
+}

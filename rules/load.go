@@ -122,11 +122,22 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 		opt(&o)
 	}
 	sources := map[string][]byte{src.Name: src.Bytes}
-	file, built, diags := o.parse(src)
+	// A built-in's own tree, at its defaults, to decide with: the policy
+	// the build compiled (see CompileOnUse), whose group blocks are left
+	// in the tree until an event first needs its rules.
+	onUse := o.compileOnUse && o.noProperties && len(o.overrides) == 0
+	file, built, diags := o.parse(src, onUse)
 	if diags.HasErrors() {
 		return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
 	}
-	if use, ok, d := decodeUse(file.Body); ok || d.HasErrors() {
+	use, isUse, d := decodeUse(file.Body)
+	if isUse && built && onUse {
+		// A file that uses a built-in adds its groups to the built-in's:
+		// it is read whole (no built-in is such a file).
+		file, _, _ = o.parse(src, false)
+		use, isUse, d = decodeUse(file.Body)
+	}
+	if isUse || d.HasErrors() {
 		if d.HasErrors() {
 			return nil, Diagnostics{d, sources}
 		}
@@ -141,12 +152,13 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	if diags.HasErrors() {
 		return nil, Diagnostics{p.alsoCompile(diags), sources}
 	}
-	// A built-in's own tree, at its defaults, to decide with: the policy
-	// the build compiled (see CompileOnUse).
-	later := o.compileOnUse && built && o.noProperties && len(o.overrides) == 0
+	later := onUse && built
 	diags = append(diags, p.compile(later)...)
 	if diags.HasErrors() {
 		return nil, Diagnostics{diags, sources}
+	}
+	if later {
+		p.later.groups = src
 	}
 	return p, Diagnostics{diags, sources}
 }
@@ -154,12 +166,16 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 // parse reads src's syntax tree, as a load with options o reads it: a
 // load WithoutProperties rebuilds a tree made at build time without its
 // property and verify blocks, which a policy loaded to decide with does
-// not read; a file parsed from its text keeps them.
+// not read, and without its group blocks when noGroups is set (see
+// CompileOnUse); a file parsed from its text keeps them all.
 // built says whether the tree was the one made at build time.
-func (o options) parse(src Source) (file *hcl.File, built bool, diags hcl.Diagnostics) {
+func (o options) parse(src Source, noGroups bool) (file *hcl.File, built bool, diags hcl.Diagnostics) {
 	if len(src.Tree) > 0 && !strings.HasSuffix(src.Name, ".json") && len(src.Bytes) <= MaxFileBytes {
 		var omit []string
-		if o.noProperties {
+		switch {
+		case o.noProperties && noGroups:
+			omit = []string{"property", "verify", "group"}
+		case o.noProperties:
 			omit = []string{"property", "verify"}
 		}
 		// The tree was made by a parse that passed CheckHCL, and Decode

@@ -14,7 +14,7 @@ import "github.com/hashicorp/hcl/v2"
 // The result is never nil. Its diagnostics are not Load's: only Load says
 // whether a policy is valid, and the outline must never be run.
 func Outline(src Source, opts ...Option) *Policy {
-	file, _, _ := options{}.parse(src)
+	file, _, _ := options{}.parse(src, false)
 	return OutlineParsed(src, file, opts...)
 }
 
@@ -42,7 +42,7 @@ func OutlineParsed(src Source, file *hcl.File, opts ...Option) *Policy {
 			return empty
 		}
 		sources[base.Name] = base.Bytes
-		baseFile, _, d := options{}.parse(base)
+		baseFile, _, d := options{}.parse(base, false)
 		if d.HasErrors() {
 			return empty
 		}

@@ -26,8 +26,10 @@ type Policy struct {
 	Messages []*Message
 	Tools    []*Tool
 	Commands []*Command
-	Groups   []*Group
-	Rules    []*Rule // every rule, in file order
+	// Groups and Rules (every rule, in file order) of a policy loaded
+	// CompileOnUse are read by its first CompilePlan (later.go).
+	Groups []*Group
+	Rules  []*Rule
 
 	// Properties and Verify are what `verify` checks (property.go).
 	Properties []*Property

@@ -77,6 +77,10 @@ type view struct {
 // explore runs one verify exploration and projects every transition it
 // sees onto each view.
 func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram, error) {
+	// A policy loaded CompileOnUse has its rules read and compiled first.
+	if err := p.CompilePlans(); err != nil {
+		return nil, err
+	}
 	lim = lim.withDefaults()
 	ruleIndex := map[string]int{}
 	for i, r := range p.Rules {
