@@ -134,7 +134,9 @@ func Load(src Source, opts ...Option) (*Policy, Diagnostics) {
 	if isUse && built && onUse {
 		// A file that uses a built-in adds its groups to the built-in's:
 		// it is read whole (no built-in is such a file).
-		file, _, _ = o.parse(src, false)
+		if file, _, diags = o.parse(src, false); diags.HasErrors() {
+			return nil, Diagnostics{quoteHints(src.Bytes, diags), sources}
+		}
 		use, isUse, d = decodeUse(file.Body)
 	}
 	if isUse || d.HasErrors() {

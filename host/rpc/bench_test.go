@@ -74,3 +74,15 @@ func BenchmarkManySessions(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkServedLoad is serve's load of the built-in default, as
+// initialize makes it: its allocations are what the process Pi starts pays
+// before it answers (docs/performance.md, Start-up).
+func BenchmarkServedLoad(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := builtinDefault(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
