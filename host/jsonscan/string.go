@@ -66,6 +66,17 @@ func wideByte(c byte) int64 {
 func scanString(s []byte, i int) (end int, n int64, esc, ok bool) {
 	start := i
 	var carry uint64
+	if haveBlocks && len(s)-i >= 64 {
+		j, m, c, f := scanBlocks(&s[i], len(s)-i)
+		esc = f&escFlag != 0
+		switch step(f) {
+		case closed:
+			return i + j, m, esc, true
+		case slow:
+			return slowString(s, start)
+		}
+		i, n, carry = i+j, m, c
+	}
 	for {
 		j, m, c, st, sawEsc := words(s, i, carry)
 		esc = esc || sawEsc
@@ -147,6 +158,10 @@ func words(s []byte, i int, carry uint64) (int, int64, uint64, step, bool) {
 }
 
 type step uint8
+
+// escFlag is the bit of scanBlocks's flags that says it met a backslash;
+// the low byte is its step.
+const escFlag = 0x100
 
 const (
 	more   step = iota // no end yet
