@@ -12,9 +12,10 @@
 //     continuation bytes 10xxxxxx (C) and four-byte leads 11110xxx (L).
 //     The escaped bytes E are found as simdjson finds them (an odd run of
 //     backslashes escapes the byte after it, an even one does not), with
-//     the carry into the next block. An escaped u or byte that is not
-//     ASCII is EscapedLen's case: the scan stops (slow). The first quote
-//     not in E closes the string. The units of the bytes before it, or of
+//     the carry into the next block. The first quote not in E closes the
+//     string. An escaped u or byte that is not ASCII before that quote
+//     (or in a block the string does not end in) is EscapedLen's case:
+//     the scan stops (slow). The units of the bytes before it, or of
 //     the whole block, are the bytes less one for each escape (a
 //     backslash and the byte it escapes are one unit), less C, plus L
 //     (a four-byte character is a surrogate pair), as wide counts them.
