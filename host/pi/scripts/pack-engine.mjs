@@ -3,8 +3,8 @@
 // engine on a machine with a Go toolchain (src/install.ts) — no module
 // proxy serves github.com/resetpolicy/resetpolicy, so `go install …@latest`
 // cannot. The files are exactly what `go build ./cmd/resetpolicy` reads of
-// this module (`go list -deps`: Go files, files excluded by build
-// constraints on this machine but needed on others, embedded files) plus
+// this module (`go list -deps`: Go and assembly files, files excluded by
+// build constraints on this machine but needed on others, embedded files) plus
 // go.mod and go.sum; the module's dependencies come from the Go module
 // proxy at build time, pinned by go.sum.
 //
@@ -42,6 +42,9 @@ if (mode !== "copy") {
 }
 const tmpl = `{{if and .Module (eq .Module.Path "${MODULE}")}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}
 {{end}}{{range .CgoFiles}}{{$d}}/{{.}}
+{{end}}{{range .SFiles}}{{$d}}/{{.}}
+{{end}}{{range .HFiles}}{{$d}}/{{.}}
+{{end}}{{range .IgnoredOtherFiles}}{{$d}}/{{.}}
 {{end}}{{range .IgnoredGoFiles}}{{$d}}/{{.}}
 {{end}}{{range .EmbedFiles}}{{$d}}/{{.}}
 {{end}}{{end}}`;
