@@ -94,7 +94,7 @@ export function builtBinary(pkg: string = packageDir, env: NodeJS.ProcessEnv = p
 	}
 }
 
-/** The newest modification time of the engine's sources (Go files, embedded .hcl and .hcl.tree, go.mod, go.sum). */
+/** The newest modification time of the engine's sources (Go and assembly files, embedded .hcl and .hcl.tree, go.mod, go.sum). */
 export function newestSource(dir: string): number {
 	let newest = 0;
 	const walk = (d: string, depth: number): void => {
@@ -106,7 +106,7 @@ export function newestSource(dir: string): number {
 				// The extension itself is not the engine's source.
 				if (p === packageDir) continue;
 				walk(p, depth + 1);
-			} else if ((e.name.endsWith(".go") && !e.name.endsWith("_test.go")) || e.name.endsWith(".hcl") || e.name.endsWith(".hcl.tree") || e.name === "go.mod" || e.name === "go.sum") {
+			} else if ((e.name.endsWith(".go") && !e.name.endsWith("_test.go")) || e.name.endsWith(".s") || e.name.endsWith(".hcl") || e.name.endsWith(".hcl.tree") || e.name === "go.mod" || e.name === "go.sum") {
 				newest = Math.max(newest, statSync(p).mtimeMs);
 			}
 		}

@@ -101,6 +101,13 @@ test("a built engine is reused until a source is newer; a failing build says wha
 		utimesSync(tree, later, later);
 		assert.ok("problem" in (await locateEngine(quiet, env, pkg, [])), "a newer .hcl.tree rebuilds the engine");
 		rmSync(tree);
+		// So is an assembly file (jsonscan's block scan).
+		const asm = join(src, "host", "jsonscan", "blocks_amd64.s");
+		mkdirSync(dirname(asm), { recursive: true });
+		writeFileSync(asm, "");
+		utimesSync(asm, later, later);
+		assert.ok("problem" in (await locateEngine(quiet, env, pkg, [])), "a newer .s rebuilds the engine");
+		rmSync(asm);
 		utimesSync(bin, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
 		const said: string[] = [];
 		const failed = await locateEngine({ say: (x) => said.push(x), status: () => {} }, env, pkg, []);
