@@ -2,9 +2,9 @@
 
 package jsonscan
 
-// haveBlocks is false where there is no block scan: the scan reads eight
+// blockScan is false where there is no block scan: the scan reads eight
 // bytes at a time.
-var haveBlocks = false
+func blockScan() bool { return false }
 
 // scanBlocks reads nothing: the words that follow read the string.
 func scanBlocks(p *byte, n int) (i int, units int64, carry uint64, flags uint64) {

@@ -14,10 +14,9 @@ import (
 // are not UTF-8, an escaped byte that is not ASCII, and strings that do
 // not end. Both readings must find the same end, length and escapes.
 func TestBlocksAgreeWithWords(t *testing.T) {
-	if !haveBlocks {
+	if !haveBlocks() {
 		t.Skip("no block scan on this build or processor")
 	}
-	defer func() { haveBlocks = true }()
 	pieces := []string{"a", "bcdefgh", " ", "é", "日", "😀", `\"`, `\\`, `\\\\`, `\\\"`, `\n`, `\/`, `\u00e9`, "\\\xc3\xa9", "\xff", "\x80", `"`, `\`}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n < 40000; n++ {
@@ -40,10 +39,8 @@ func TestBlocksAgreeWithWords(t *testing.T) {
 			if at > len(s) {
 				continue
 			}
-			haveBlocks = false
-			wEnd, wN, wEsc, wOK := scanString(s, at)
-			haveBlocks = true
-			end, n, esc, ok := scanString(s, at)
+			wEnd, wN, wEsc, wOK := scanString(s, at, false)
+			end, n, esc, ok := scanString(s, at, true)
 			// The words may say a string has escapes when a backslash
 			// follows its quote in the same word: harmless (Str decodes
 			// a text with none). The blocks say it exactly or as the
@@ -60,10 +57,9 @@ func TestBlocksAgreeWithWords(t *testing.T) {
 // TestBlockEdges: the cases a random string meets rarely, each placed
 // so that its bytes straddle the end of the first block.
 func TestBlockEdges(t *testing.T) {
-	if !haveBlocks {
+	if !haveBlocks() {
 		t.Skip("no block scan on this build or processor")
 	}
-	defer func() { haveBlocks = true }()
 	pad := func(k int) string { return strings.Repeat("a", k) }
 	tail := pad(80)
 	for _, body := range []string{
@@ -79,10 +75,8 @@ func TestBlockEdges(t *testing.T) {
 		pad(127) + `\` + `\` + `"`,
 	} {
 		s := []byte(body + tail)
-		haveBlocks = false
-		wEnd, wN, wEsc, wOK := scanString(s, 0)
-		haveBlocks = true
-		end, n, esc, ok := scanString(s, 0)
+		wEnd, wN, wEsc, wOK := scanString(s, 0, false)
+		end, n, esc, ok := scanString(s, 0, true)
 		if end != wEnd || n != wN || esc != wEsc || ok != wOK {
 			t.Errorf("%q: blocks read %d, %d, %v, %v; words %d, %d, %v, %v", body, end, n, esc, ok, wEnd, wN, wEsc, wOK)
 		}

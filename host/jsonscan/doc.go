@@ -19,7 +19,8 @@
 //   - The length of a string literal's body (EscapedLen), which the parse
 //     computes for every string while it looks for the string's end,
 //     escapes included: 64 bytes at a time with SSE2 on amd64 when the
-//     processor has POPCNT (blocks_amd64.s; the build tag purego leaves it
+//     processor has POPCNT (blocks_amd64.s, asked once, at the first text
+//     of 64 bytes or more, not at start-up; the build tag purego leaves it
 //     out), eight bytes at a time otherwise and for the last bytes of a
 //     text. TestBlocksAgreeWithWords holds the two readings to each other.
 //

@@ -62,6 +62,9 @@ type Doc struct {
 	err   error
 	// dec holds the decoded text of escaped strings and keys.
 	dec []byte
+	// blocks: the text's strings are read with the block scan (asked
+	// once a text, not once a string).
+	blocks bool
 }
 
 // Init starts reading the JSON values of b, in place: b must not change
@@ -70,6 +73,7 @@ type Doc struct {
 func (d *Doc) Init(b []byte) {
 	d.src, d.pos, d.err = b, 0, nil
 	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
+	d.blocks = len(b) >= 64 && haveBlocks()
 	if len(b) > maxText {
 		d.err = fmt.Errorf("a JSON text of %d bytes is over the %d a Doc reads", len(b), maxText)
 	}
@@ -198,7 +202,7 @@ func (d *Doc) value(i, depth int) (int, error) {
 		return end, nil
 	case '"':
 		k := d.push(String, i+1)
-		end, n, esc, ok := scanString(s, i+1)
+		end, n, esc, ok := scanString(s, i+1, d.blocks)
 		if !ok {
 			return len(s), errors.New(`cannot parse string: missing closing '"'`)
 		}

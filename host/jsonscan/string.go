@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -58,16 +59,17 @@ func wideByte(c byte) int64 {
 // scanString finds the end of the string whose body starts at s[i] (the
 // index of its closing quote: the first quote not escaped by a
 // backslash, as fastjson finds it) and measures its body as EscapedLen
-// does, in the same pass: 64 bytes at a time where the build and the
-// processor have the block scan (scanBlocks), then eight bytes at a time
-// (words), a word whose backslashes escape ASCII bytes other than u
-// included. In words, a run of backslashes is read a byte at a time; a
-// \u escape, which EscapedLen reads as six bytes whatever they are,
-// sends the rest to the two-pass reading: find the end, then EscapedLen.
-func scanString(s []byte, i int) (end int, n int64, esc, ok bool) {
+// does, in the same pass: 64 bytes at a time when blocks says so (the
+// Doc's text is long enough, and the build and the processor have the
+// block scan, scanBlocks), then eight bytes at a time (words), a word
+// whose backslashes escape ASCII bytes other than u included. In words,
+// a run of backslashes is read a byte at a time; a \u escape, which
+// EscapedLen reads as six bytes whatever they are, sends the rest to the
+// two-pass reading: find the end, then EscapedLen.
+func scanString(s []byte, i int, blocks bool) (end int, n int64, esc, ok bool) {
 	start := i
 	var carry uint64
-	if haveBlocks && len(s)-i >= 64 {
+	if blocks && len(s)-i >= 64 {
 		j, m, c, f := scanBlocks(&s[i], len(s)-i)
 		esc = f&escFlag != 0
 		switch step(f) {
@@ -159,6 +161,23 @@ func words(s []byte, i int, carry uint64) (int, int64, uint64, step, bool) {
 }
 
 type step uint8
+
+// blockState says whether the block scan can run: 0 not asked yet, 1
+// yes, 2 no. The processor is asked at the first long string, not
+// at start-up: in a virtual machine CPUID exits to the hypervisor, about
+// 15 µs here, which every process of the binary would pay.
+var blockState atomic.Uint32
+
+func haveBlocks() bool {
+	b := blockState.Load()
+	if b == 0 {
+		if b = 2; blockScan() {
+			b = 1
+		}
+		blockState.Store(b)
+	}
+	return b == 1
+}
 
 // escFlag is the bit of scanBlocks's flags that says it met a backslash;
 // the low byte is its step.
