@@ -8,16 +8,25 @@ import (
 	"testing"
 )
 
-// TestBlocksFollowTheProcessor: the block scan is on where the processor
-// has POPCNT, as Linux reports its flags, so the tests of the block scan
-// do not skip on a machine that has it.
+// TestBlocksFollowTheProcessor: the block scan is SSE2's where the
+// processor has POPCNT and AVX2's where it has AVX2 too, as Linux reports
+// its flags (Linux drops avx2 from them where the system does not save
+// the YMM registers), so the tests of the block scans do not skip on a
+// machine that has them.
 func TestBlocksFollowTheProcessor(t *testing.T) {
 	info, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		t.Skip("no /proc/cpuinfo to compare with")
 	}
-	has := regexp.MustCompile(`(?m)^flags\s*:.*\bpopcnt\b`).Match(info)
-	if blockScan() != has || haveBlocks() != has {
-		t.Fatalf("blockScan is %v, haveBlocks %v; /proc/cpuinfo says POPCNT %v", blockScan(), haveBlocks(), has)
+	has := func(flag string) bool { return regexp.MustCompile(`(?m)^flags\s*:.*\b` + flag + `\b`).Match(info) }
+	want := noBlocks
+	if has("popcnt") {
+		want = sse2Blocks
+		if has("avx2") {
+			want = avx2Blocks
+		}
+	}
+	if blockScan() != want || blocksHere() != want {
+		t.Fatalf("blockScan is %v, blocksHere %v; /proc/cpuinfo says %v", blockScan(), blocksHere(), want)
 	}
 }

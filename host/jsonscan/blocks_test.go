@@ -13,10 +13,23 @@ import (
 // right after one, \u escapes, two- to four-byte characters, bytes that
 // are not UTF-8, an escaped byte that is not ASCII, and strings that do
 // not end. Both readings must find the same end, length and escapes.
+// Each block scan the processor has runs: SSE2, and AVX2 where it is.
 func TestBlocksAgreeWithWords(t *testing.T) {
-	if !haveBlocks() {
+	eachBlockScan(t, blocksAgreeWithWords)
+}
+
+// eachBlockScan runs test with each block scan this build and processor
+// have, and skips where there is none.
+func eachBlockScan(t *testing.T, test func(*testing.T, blockLevel)) {
+	if blocksHere() == noBlocks {
 		t.Skip("no block scan on this build or processor")
 	}
+	for level := sse2Blocks; level <= blocksHere(); level++ {
+		t.Run([...]string{"", "sse2", "avx2"}[level], func(t *testing.T) { test(t, level) })
+	}
+}
+
+func blocksAgreeWithWords(t *testing.T, level blockLevel) {
 	pieces := []string{"a", "bcdefgh", " ", "é", "日", "😀", `\"`, `\\`, `\\\\`, `\\\"`, `\n`, `\/`, `\u00e9`, "\\\xc3\xa9", "\xff", "\x80", `"`, `\`}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n < 40000; n++ {
@@ -39,8 +52,8 @@ func TestBlocksAgreeWithWords(t *testing.T) {
 			if at > len(s) {
 				continue
 			}
-			wEnd, wN, wEsc, wOK := scanString(s, at, false)
-			end, n, esc, ok := scanString(s, at, true)
+			wEnd, wN, wEsc, wOK := scanString(s, at, noBlocks)
+			end, n, esc, ok := scanString(s, at, level)
 			// The words may say a string has escapes when a backslash
 			// follows its quote in the same word: harmless (Str decodes
 			// a text with none). The blocks say it exactly or as the
@@ -57,9 +70,10 @@ func TestBlocksAgreeWithWords(t *testing.T) {
 // TestBlockEdges: the cases a random string meets rarely, each placed
 // so that its bytes straddle the end of the first block.
 func TestBlockEdges(t *testing.T) {
-	if !haveBlocks() {
-		t.Skip("no block scan on this build or processor")
-	}
+	eachBlockScan(t, blockEdges)
+}
+
+func blockEdges(t *testing.T, level blockLevel) {
 	pad := func(k int) string { return strings.Repeat("a", k) }
 	tail := pad(80)
 	for _, body := range []string{
@@ -75,8 +89,8 @@ func TestBlockEdges(t *testing.T) {
 		pad(127) + `\` + `\` + `"`,
 	} {
 		s := []byte(body + tail)
-		wEnd, wN, wEsc, wOK := scanString(s, 0, false)
-		end, n, esc, ok := scanString(s, 0, true)
+		wEnd, wN, wEsc, wOK := scanString(s, 0, noBlocks)
+		end, n, esc, ok := scanString(s, 0, level)
 		if end != wEnd || n != wN || esc != wEsc || ok != wOK {
 			t.Errorf("%q: blocks read %d, %d, %v, %v; words %d, %d, %v, %v", body, end, n, esc, ok, wEnd, wN, wEsc, wOK)
 		}

@@ -62,9 +62,9 @@ type Doc struct {
 	err   error
 	// dec holds the decoded text of escaped strings and keys.
 	dec []byte
-	// blocks: the text's strings are read with the block scan (asked
+	// blocks: the block scan the text's strings are read with (asked
 	// once a text, not once a string).
-	blocks bool
+	blocks blockLevel
 }
 
 // Init starts reading the JSON values of b, in place: b must not change
@@ -73,7 +73,10 @@ type Doc struct {
 func (d *Doc) Init(b []byte) {
 	d.src, d.pos, d.err = b, 0, nil
 	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
-	d.blocks = len(b) >= 64 && haveBlocks()
+	d.blocks = noBlocks
+	if len(b) >= 64 {
+		d.blocks = blocksHere()
+	}
 	if len(b) > maxText {
 		d.err = fmt.Errorf("a JSON text of %d bytes is over the %d a Doc reads", len(b), maxText)
 	}

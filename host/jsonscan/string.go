@@ -60,17 +60,17 @@ func wideByte(c byte) int64 {
 // index of its closing quote: the first quote not escaped by a
 // backslash, as fastjson finds it) and measures its body as EscapedLen
 // does, in the same pass: 64 bytes at a time when blocks says so (the
-// Doc's text is long enough, and the build and the processor have the
+// Doc's text is long enough, and the build and the processor have a
 // block scan, scanBlocks), then eight bytes at a time (words), a word
 // whose backslashes escape ASCII bytes other than u included. In words,
 // a run of backslashes is read a byte at a time; a \u escape, which
 // EscapedLen reads as six bytes whatever they are, sends the rest to the
 // two-pass reading: find the end, then EscapedLen.
-func scanString(s []byte, i int, blocks bool) (end int, n int64, esc, ok bool) {
+func scanString(s []byte, i int, blocks blockLevel) (end int, n int64, esc, ok bool) {
 	start := i
 	var carry uint64
-	if blocks && len(s)-i >= 64 {
-		j, m, c, f := scanBlocks(&s[i], len(s)-i)
+	if blocks != noBlocks && len(s)-i >= 64 {
+		j, m, c, f := scanBlocks(&s[i], len(s)-i, blocks == avx2Blocks)
 		esc = f&escFlag != 0
 		switch step(f) {
 		case closed:
@@ -162,21 +162,29 @@ func words(s []byte, i int, carry uint64) (int, int64, uint64, step, bool) {
 
 type step uint8
 
-// blockState says whether the block scan can run: 0 not asked yet, 1
-// yes, 2 no. The processor is asked at the first long string, not
-// at start-up: in a virtual machine CPUID exits to the hypervisor, about
-// 15 µs here, which every process of the binary would pay.
+// blockLevel is the block scan a text's strings take: none (eight bytes
+// at a time), or 64 bytes a block with SSE2 or with AVX2.
+type blockLevel uint8
+
+const (
+	noBlocks blockLevel = iota
+	sse2Blocks
+	avx2Blocks
+)
+
+// blockState is the block scan the processor can run, plus one: 0 not
+// asked yet. The processor is asked at the first long text, not at
+// start-up: in a virtual machine CPUID exits to the hypervisor, about 15
+// µs here, which every process of the binary would pay.
 var blockState atomic.Uint32
 
-func haveBlocks() bool {
+func blocksHere() blockLevel {
 	b := blockState.Load()
 	if b == 0 {
-		if b = 2; blockScan() {
-			b = 1
-		}
+		b = uint32(blockScan()) + 1
 		blockState.Store(b)
 	}
-	return b == 1
+	return blockLevel(b - 1)
 }
 
 // escFlag is the bit of scanBlocks's flags that says it met a backslash;
