@@ -267,9 +267,26 @@ func stringEnd(s []byte, i int) (int, bool) {
 }
 
 // scanKey finds the end of an object key whose body starts at s[i]: keys
-// are short, and most have no escape.
+// are short, and most have no escape, so a word at a time finds the
+// first quote or backslash (most keys fit in one or two), and the bytes
+// the last few words do not cover, one at a time.
 func scanKey(s []byte, i int) (end int, esc, ok bool) {
-	for j := i; j < len(s); j++ {
+	j := i
+	if j >= 0 {
+		p := unsafe.Pointer(unsafe.SliceData(s))
+		for last := len(s) - 8; j <= last; j += 8 {
+			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, j))[:])
+			if m := equal(x, quotes) | equal(x, slashes); m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				if s[j] == '"' {
+					return j, false, true
+				}
+				end, ok := stringEnd(s, i)
+				return end, true, ok
+			}
+		}
+	}
+	for ; j < len(s); j++ {
 		switch s[j] {
 		case '"':
 			return j, false, true

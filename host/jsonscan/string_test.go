@@ -139,3 +139,47 @@ func TestTextBound(t *testing.T) {
 		t.Fatalf("a text of the bound: %v", err)
 	}
 }
+
+// TestScanKeyAtEveryOffset holds scanKey, a word at a time, to a reading
+// a byte at a time: keys of every length up to 20 (words and the bytes
+// after them), plain or with an escaped quote or backslash at any place,
+// closed or running to the end of the text, with zero to nine bytes
+// after them.
+func TestScanKeyAtEveryOffset(t *testing.T) {
+	byteAtATime := func(s []byte, i int) (int, bool, bool) {
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				return j, false, true
+			case '\\':
+				end, ok := stringEnd(s, i)
+				return end, true, ok
+			}
+		}
+		return len(s), false, false
+	}
+	pieces := []string{"k", "ey", "é", `\"`, `\\`, `\n`, `\`}
+	r := rand.New(rand.NewSource(12))
+	for n := 0; n < 30000; n++ {
+		var sb strings.Builder
+		lead := r.Intn(9)
+		sb.WriteString(strings.Repeat("{", lead))
+		for sb.Len()-lead < r.Intn(21) {
+			if r.Intn(5) == 0 {
+				sb.WriteString(pieces[3+r.Intn(len(pieces)-3)])
+			} else {
+				sb.WriteString(pieces[r.Intn(3)])
+			}
+		}
+		if r.Intn(6) != 0 {
+			sb.WriteString(`"`)
+		}
+		sb.WriteString(`:1}`[:r.Intn(4)] + strings.Repeat(" ", r.Intn(7)))
+		s := []byte(sb.String())
+		end, esc, ok := scanKey(s, lead)
+		wEnd, wEsc, wOK := byteAtATime(s, lead)
+		if end != wEnd || esc != wEsc || ok != wOK {
+			t.Fatalf("scanKey(%q, %d) = %d, %v, %v; a byte at a time %d, %v, %v", s, lead, end, esc, ok, wEnd, wEsc, wOK)
+		}
+	}
+}
