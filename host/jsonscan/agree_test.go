@@ -315,3 +315,23 @@ func FuzzAgreesWithFastjson(f *testing.F) {
 		}
 	})
 }
+
+// TestDepthCountsLeaves: a string or number member is one level deeper
+// than its object, as fastjson counts it, so a leaf at MaxDepth reads and
+// one past it does not, whether the object reads it in place (a string)
+// or through value.
+func TestDepthCountsLeaves(t *testing.T) {
+	for _, leaf := range []string{`"s"`, `1`} {
+		for _, objects := range []int{MaxDepth - 1, MaxDepth} {
+			text := []byte(strings.Repeat(`{"a":`, objects) + leaf + strings.Repeat(`}`, objects))
+			if err := agree(text); err != nil {
+				t.Fatalf("%d objects around %s: %v", objects, leaf, err)
+			}
+			var d Doc
+			_, err := d.Parse(text)
+			if want := objects == MaxDepth; (err != nil) != want {
+				t.Errorf("%d objects around %s: error %v, want one: %v", objects, leaf, err, want)
+			}
+		}
+	}
+}

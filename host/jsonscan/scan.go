@@ -204,14 +204,7 @@ func (d *Doc) value(i, depth int) (int, error) {
 		}
 		return end, nil
 	case '"':
-		k := d.push(String, i+1)
-		end, n, esc, ok := scanString(s, i+1, d.blocks)
-		if !ok {
-			return len(s), errors.New(`cannot parse string: missing closing '"'`)
-		}
-		nd := &d.nodes[k]
-		nd.end, nd.next, nd.jslen, nd.esc = int32(end), int32(k+1), clamp32(n), esc
-		return end + 1, nil
+		return d.str(s, i)
 	case 't', 'f', 'n':
 		lit, kind := "true", True
 		if c == 'f' {
@@ -281,6 +274,11 @@ func (d *Doc) array(i, depth int) (int, error) {
 	}
 }
 
+// object reads the object at s[i]. The session files' JSON is compact,
+// so each step first tests for the byte that follows at once (a key's
+// quote, the colon, a string value's quote, a comma or the brace) and
+// skips whitespace only where that byte is not there; a string value is
+// read in place, as value reads it, without value's call.
 func (d *Doc) object(i, depth int) (int, error) {
 	s := d.src
 	k := d.push(Object, i)
@@ -292,30 +290,48 @@ func (d *Doc) object(i, depth int) (int, error) {
 		return d.close(k, i+1), nil
 	}
 	for {
-		i = skipWS(s, i)
-		if i == len(s) || s[i] != '"' {
-			return i, errors.New(`cannot find opening '"" for object key`)
+		if i >= len(s) || s[i] != '"' {
+			if i = skipWS(s, i); i == len(s) || s[i] != '"' {
+				return i, errors.New(`cannot find opening '"" for object key`)
+			}
 		}
-		key := d.push(String, i+1)
 		end, esc, ok := scanKey(s, i+1)
 		if !ok {
 			return len(s), errors.New(`cannot parse object key: missing closing '"'`)
 		}
-		nd := &d.nodes[key]
-		nd.end, nd.next, nd.esc = int32(end), int32(key+1), esc
+		key := len(d.nodes)
+		d.nodes = append(d.nodes, node{kind: String, start: int32(i + 1), end: int32(end), next: int32(key + 1), esc: esc})
 		if esc {
 			d.nodes[k].esc = true
 		}
-		i = skipWS(s, end+1)
-		if i == len(s) || s[i] != ':' {
-			return i, errors.New("missing ':' after object key")
+		if i = end + 1; i >= len(s) || s[i] != ':' {
+			if i = skipWS(s, i); i == len(s) || s[i] != ':' {
+				return i, errors.New("missing ':' after object key")
+			}
 		}
-		i = skipWS(s, i+1)
-		end, err := d.value(i, depth)
-		if err != nil {
-			return end, fmt.Errorf("cannot parse object value: %s", err)
+		if i++; i < len(s) && s[i] == '"' && depth < MaxDepth {
+			end, err := d.str(s, i)
+			if err != nil {
+				return end, fmt.Errorf("cannot parse object value: %s", err)
+			}
+			i = end
+		} else {
+			end, err := d.value(skipWS(s, i), depth)
+			if err != nil {
+				return end, fmt.Errorf("cannot parse object value: %s", err)
+			}
+			i = end
 		}
-		i = skipWS(s, end)
+		if i < len(s) {
+			switch s[i] {
+			case ',':
+				i++
+				continue
+			case '}':
+				return d.close(k, i+1), nil
+			}
+		}
+		i = skipWS(s, i)
 		if i == len(s) {
 			return i, errors.New("unexpected end of object")
 		}
@@ -328,6 +344,18 @@ func (d *Doc) object(i, depth int) (int, error) {
 			return i, errors.New("missing ',' after object value")
 		}
 	}
+}
+
+// str reads the string at s[i] (its opening quote) into the table, and
+// returns where it ends.
+func (d *Doc) str(s []byte, i int) (int, error) {
+	end, n, esc, ok := scanString(s, i+1, d.blocks)
+	if !ok {
+		return len(s), errors.New(`cannot parse string: missing closing '"'`)
+	}
+	k := len(d.nodes)
+	d.nodes = append(d.nodes, node{kind: String, start: int32(i + 1), end: int32(end), next: int32(k + 1), jslen: clamp32(n), esc: esc})
+	return end + 1, nil
 }
 
 // rawNumber finds the end of the number at s[i:] as fastjson scans one:
