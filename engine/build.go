@@ -22,6 +22,12 @@ type EventBuilder struct {
 	kind     int
 	facts    []lang.Value
 	defaults []lang.Value
+	// packed is lang.Pack of facts, kept as each fact is set, so Event
+	// does not pack every fact again (defaultsPacked: of the defaults).
+	packed, defaultsPacked lang.Packed
+	// checked: the int and object facts, the ones checkFact can refuse;
+	// the setters of the others take only values their fact may hold.
+	checked []int
 }
 
 // FactIndex is a fact's position in its event kind.
@@ -38,13 +44,24 @@ func NewEventBuilder(name string) (*EventBuilder, error) {
 	b := &EventBuilder{def: &contract.Events[kind], kind: kind, facts: make([]lang.Value, n), defaults: make([]lang.Value, n)}
 	for i, f := range allFacts[kind] {
 		b.defaults[i] = defaultValue(f)
+		if f.Type == contract.Int || f.Type == contract.Object {
+			b.checked = append(b.checked, i)
+		}
 	}
+	b.defaultsPacked = lang.Pack(b.defaults)
 	b.Reset()
 	return b, nil
 }
 
 // Reset puts every fact back at its default.
-func (b *EventBuilder) Reset() { copy(b.facts, b.defaults) }
+func (b *EventBuilder) Reset() { copy(b.facts, b.defaults); b.packed = b.defaultsPacked }
+
+// set stores fact i's value, and its bit and code in packed.
+func (b *EventBuilder) set(i FactIndex, v lang.Value) {
+	b.facts[i] = v
+	b.packed.SetBit(int(i), v.Bool)
+	b.packed.SetCode(int(i), v.Num)
+}
 
 // Index returns the position of a fact of this event and its type.
 func (b *EventBuilder) Index(name string) (FactIndex, contract.Type, error) {
@@ -70,10 +87,10 @@ func (b *EventBuilder) MustIndex(name string, t contract.Type) FactIndex {
 }
 
 // SetInt sets an int fact.
-func (b *EventBuilder) SetInt(i FactIndex, n int64) { b.facts[i] = lang.Value{Num: float64(n)} }
+func (b *EventBuilder) SetInt(i FactIndex, n int64) { b.set(i, lang.Value{Num: float64(n)}) }
 
 // SetBool sets a bool fact.
-func (b *EventBuilder) SetBool(i FactIndex, v bool) { b.facts[i] = lang.Value{Bool: v} }
+func (b *EventBuilder) SetBool(i FactIndex, v bool) { b.set(i, lang.Value{Bool: v}) }
 
 // SetString sets a string fact; a value outside the fact's enum is an
 // error and leaves the fact as it was.
@@ -84,16 +101,16 @@ func (b *EventBuilder) SetString(i FactIndex, s string) error {
 		if !ok {
 			return fmt.Errorf("event %s: fact %q is one of %s, not %q", b.def.Name, f.Name, strings.Join(f.Enum, ", "), s)
 		}
-		b.facts[i] = v
+		b.set(i, v)
 		return nil
 	}
-	b.facts[i] = lang.Value{Str: s}
+	b.set(i, lang.Value{Str: s})
 	return nil
 }
 
 // SetObject sets an object fact (nil: the empty object). The map must
 // hold only JSON-like values (bool, float64, string, []any, map[string]any).
-func (b *EventBuilder) SetObject(i FactIndex, m map[string]any) { b.facts[i] = lang.Value{X: m} }
+func (b *EventBuilder) SetObject(i FactIndex, m map[string]any) { b.set(i, lang.Value{X: m}) }
 
 // Event returns the event as built so far, after the same check of every
 // fact that decoded events pass (checkFact): a negative token count, a
@@ -102,10 +119,10 @@ func (b *EventBuilder) SetObject(i FactIndex, m map[string]any) { b.facts[i] = l
 // packed word): set every fact first, and call Event again after a change.
 func (b *EventBuilder) Event() (Event, error) {
 	all := allFacts[b.kind]
-	for i := range all {
+	for _, i := range b.checked {
 		if err := checkFact(b.def, &all[i], b.facts[i]); err != nil {
 			return Event{}, err
 		}
 	}
-	return newEvent(b.def, b.kind, b.facts), nil
+	return Event{def: b.def, kind: b.kind, facts: b.facts, packed: b.packed}, nil
 }

@@ -24,7 +24,8 @@ type Event struct {
 	packed lang.Packed
 }
 
-// newEvent is the one way an Event is made from checked facts.
+// newEvent is the way an Event is made from checked facts (the builder
+// keeps its packed word as it goes: EventBuilder.Event).
 func newEvent(def *contract.Event, kind int, facts []lang.Value) Event {
 	return Event{def: def, kind: kind, facts: facts, packed: lang.Pack(facts)}
 }
