@@ -216,6 +216,9 @@ var sessionLines = []string{
 	// decodes to one strconv must quote.
 	`{"t":"abc\é\😀xyzabcdefgh","u":"ab\é"}`, `{"v":"\\\é12345678"}`, `"\é"`,
 	"{\"a\" :\r1,\r\"b\":\"\\u001f x\"}",
+	// Numbers with every byte of a number's text: signs, points and
+	// exponents of either case.
+	`{"n":[1E5,-2.5E-3,1e+2,+4,0.5e-1]}`,
 	`{"cut":"abc`, `{"k" 1}`, `{"k":1 "j":2}`, `[1 2]`, `{,}`, `tru`, `nul`, `nan`, `"\`, `"a\"`, `{"a":"\\"}`, `{}{}[]`, `{"x":[]}`,
 }
 
