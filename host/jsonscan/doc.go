@@ -18,11 +18,13 @@
 //     (Str), and a Value writes itself back as compact JSON (AppendJSON).
 //   - The length of a string literal's body (EscapedLen), which the parse
 //     computes for every string while it looks for the string's end,
-//     escapes included: 64 bytes at a time with SSE2 on amd64 when the
-//     processor has POPCNT (blocks_amd64.s, asked once, at the first text
-//     of 64 bytes or more, not at start-up; the build tag purego leaves it
-//     out), eight bytes at a time otherwise and for the last bytes of a
-//     text. TestBlocksAgreeWithWords holds the two readings to each other.
+//     escapes included: 64 bytes at a time on amd64 when the processor
+//     has POPCNT, with AVX2 where it has that too and with SSE2 otherwise
+//     (blocks_amd64.s, asked once, at the first text of 64 bytes or more,
+//     not at start-up; the build tag purego leaves it out), eight bytes at
+//     a time otherwise and for the last bytes of a text.
+//     TestBlocksAgreeWithWords holds each reading the processor has to the
+//     eight-byte one.
 //
 // Why it exists: most of a session file's bytes are the text of tool
 // results, read only to be measured. fastjson finds where each string ends
