@@ -24,6 +24,18 @@ func Tokens(chars int64) int64 {
 // a role Pi does not estimate, is 0.
 func Message(m jsonscan.Value) int64 { return Tokens(MessageChars(m)) }
 
+// The keys of a message and of its content blocks, each made once
+// (jsonscan.Key): a replay reads them at every message.
+var (
+	keyRole      = jsonscan.NewKey("role")
+	keyContent   = jsonscan.NewKey("content")
+	keyType      = jsonscan.NewKey("type")
+	keyText      = jsonscan.NewKey("text")
+	keyThinking  = jsonscan.NewKey("thinking")
+	keyName      = jsonscan.NewKey("name")
+	keyArguments = jsonscan.NewKey("arguments")
+)
+
 // MessageChars is the character count behind Message. A string is
 // measured as the parse found it (jsonscan's JSLen: from its JSON text as
 // written, escapes and all, without decoding it: most of a session's
@@ -32,9 +44,9 @@ func MessageChars(m jsonscan.Value) int64 {
 	if m.Kind() != jsonscan.Object {
 		return 0
 	}
-	switch string(m.Get("role").Str()) {
+	switch string(m.At(keyRole).Str()) {
 	case "system":
-		n := ContentChars(m.Get("content"))
+		n := ContentChars(m.At(keyContent))
 		for _, v := range m.Get("sections").Members() {
 			// `if (section) chars += section.length`: strings only
 			// have a length worth adding; "" is falsy.
@@ -45,18 +57,18 @@ func MessageChars(m jsonscan.Value) int64 {
 		}
 		return n
 	case "user", "toolResult", "custom":
-		return ContentChars(m.Get("content"))
+		return ContentChars(m.At(keyContent))
 	case "assistant":
 		var n int64
-		for b := range m.Get("content").Elems() {
-			switch string(b.Get("type").Str()) {
+		for b := range m.At(keyContent).Elems() {
+			switch string(b.At(keyType).Str()) {
 			case "text":
-				n += b.Get("text").JSLen()
+				n += b.At(keyText).JSLen()
 			case "thinking":
-				n += b.Get("thinking").JSLen()
+				n += b.At(keyThinking).JSLen()
 			case "toolCall":
-				n += jsonscan.TextLen(b.Get("name").Str())
-				if a := b.Get("arguments"); a.Exists() {
+				n += jsonscan.TextLen(b.At(keyName).Str())
+				if a := b.At(keyArguments); a.Exists() {
 					n += StringifyLen(a)
 				}
 			}
@@ -78,9 +90,9 @@ func ContentChars(v jsonscan.Value) int64 {
 	}
 	var n int64
 	for b := range v.Elems() {
-		switch string(b.Get("type").Str()) {
+		switch string(b.At(keyType).Str()) {
 		case "text":
-			n += b.Get("text").JSLen()
+			n += b.At(keyText).JSLen()
 		case "image":
 			n += ImageChars
 		}

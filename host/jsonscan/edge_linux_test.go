@@ -6,7 +6,7 @@ import (
 )
 
 // TestReadsStayInTheText: the scans that read words in place (keys,
-// strings, 64-byte blocks) read nothing past the text's end. Each text
+// strings, 64-byte blocks, At's keys) read nothing past the text's end. Each text
 // is placed to end where a page the process may not read begins, so a
 // read past it faults.
 func TestReadsStayInTheText(t *testing.T) {
@@ -20,7 +20,7 @@ func TestReadsStayInTheText(t *testing.T) {
 		t.Skip("no protection:", err)
 	}
 	for _, text := range []string{
-		`{"id":1}`, `{"type":"m"}`, `{"parentId":"x"}`, `{"timestamp":2}`, `{"cacheWriteTokens":3}`,
+		`{"id":1}`, `{"ab":12}`, `{"type":1}`, `{"type":"m"}`, `{"parentId":"x"}`, `{"timestamp":2}`, `{"cacheWriteTokens":3}`,
 		`{"a":"` + string(make([]byte, 100)) + `"}`, `{"k":"é` + `\n` + `"}`,
 	} {
 		b := mem[page-len(text) : page : page]
@@ -31,8 +31,17 @@ func TestReadsStayInTheText(t *testing.T) {
 			}
 		}
 		var d Doc
-		if _, err := d.Parse(b); err != nil {
+		v, err := d.Parse(b)
+		if err != nil {
 			t.Fatalf("%s: %v", b, err)
+		}
+		// At reads a short key's eight bytes in place where the text
+		// holds them: `{"type":1}` ends right at them, `{"ab":12}` one
+		// byte before.
+		for _, name := range []string{"id", "type", "k", "a"} {
+			if got, want := v.At(NewKey(name)), v.Get(name); got != want {
+				t.Errorf("%s: At(%q) found %v, Get %v", b, name, got, want)
+			}
 		}
 	}
 	// Texts that end inside a key or a string, at every length near a

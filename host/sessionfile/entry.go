@@ -220,19 +220,19 @@ const MaxTokenCount = 1<<31 - 1
 // decode fills e from one parsed JSON object. It keeps copies of the
 // strings it reads; v may be reused after it returns.
 func (e *Entry) decode(v jsonscan.Value, o *decodeState) {
-	e.Type = internType(v.Get("type").Str())
-	if p := v.Get("parentId").Str(); len(p) > 0 {
+	e.Type = internType(v.At(keyType).Str())
+	if p := v.At(keyParentID).Str(); len(p) > 0 {
 		if string(p) == o.lastID {
 			e.ParentID = o.lastID
 		} else {
 			e.ParentID = string(p)
 		}
 	}
-	e.ID = o.id(v.Get("id").Str())
-	e.Millis = isoMillis(v.Get("timestamp").Str())
+	e.ID = o.id(v.At(keyID).Str())
+	e.Millis = isoMillis(v.At(keyTimestamp).Str())
 	switch e.Type {
 	case session.TypeMessage:
-		e.decodeMessage(v.Get("message"), o)
+		e.decodeMessage(v.At(keyMessage), o)
 	case session.TypeCompaction:
 		x := e.x()
 		e.Est = clamp32(estimate.Tokens(estimate.SummaryChars(v.Get("summary"))))
@@ -267,6 +267,26 @@ func (e *Entry) decode(v jsonscan.Value, o *decodeState) {
 	}
 }
 
+// The keys read from most entries, each made once (jsonscan.Key): an
+// entry's, a message's and a content block's.
+var (
+	keyType         = jsonscan.NewKey("type")
+	keyParentID     = jsonscan.NewKey("parentId")
+	keyID           = jsonscan.NewKey("id")
+	keyTimestamp    = jsonscan.NewKey("timestamp")
+	keyMessage      = jsonscan.NewKey("message")
+	keyRole         = jsonscan.NewKey("role")
+	keyContent      = jsonscan.NewKey("content")
+	keyModel        = jsonscan.NewKey("model")
+	keyStopReason   = jsonscan.NewKey("stopReason")
+	keyErrorMessage = jsonscan.NewKey("errorMessage")
+	keyUsage        = jsonscan.NewKey("usage")
+	keyName         = jsonscan.NewKey("name")
+	keyArguments    = jsonscan.NewKey("arguments")
+	keyToolName     = jsonscan.NewKey("toolName")
+	keyIsError      = jsonscan.NewKey("isError")
+)
+
 func clamp32(n int64) int32 {
 	if n > 1<<31-1 {
 		return 1<<31 - 1
@@ -278,38 +298,38 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 	if !m.Exists() {
 		return
 	}
-	e.Role = internRole(m.Get("role").Str())
+	e.Role = internRole(m.At(keyRole).Str())
 	e.Est = clamp32(estimate.Message(m))
 	switch e.Role {
 	case "hookMessage":
 		// Pi's migrateV2ToV3 renames it; a version 3 file never has it,
 		// but reading it as Pi would after migration costs nothing.
 		e.Role = "custom"
-		e.Est = clamp32(estimate.Tokens(estimate.ContentChars(m.Get("content"))))
+		e.Est = clamp32(estimate.Tokens(estimate.ContentChars(m.At(keyContent))))
 		fallthrough
 	case "custom":
 		e.Name = o.name(m.Get("customType").Str())
 		e.windowID(str(m, "details", "windowId"))
 	case "assistant":
-		e.Name = o.last.model.get(m.Get("model").Str())
-		e.stop = stopCode(m.Get("stopReason").Str())
-		if b := m.Get("errorMessage").Str(); len(b) > 0 {
+		e.Name = o.last.model.get(m.At(keyModel).Str())
+		e.stop = stopCode(m.At(keyStopReason).Str())
+		if b := m.At(keyErrorMessage).Str(); len(b) > 0 {
 			if len(b) > MaxErrorMessage {
 				b = b[:MaxErrorMessage]
 			}
 			e.x().ErrorMessage = string(b)
 		}
-		if u := m.Get("usage"); u.Kind() == jsonscan.Object {
+		if u := m.At(keyUsage); u.Kind() == jsonscan.Object {
 			e.decodeUsage(u, o)
 		}
-		for b := range m.Get("content").Elems() {
-			if string(b.Get("type").Str()) != "toolCall" {
+		for b := range m.At(keyContent).Elems() {
+			if string(b.At(keyType).Str()) != "toolCall" {
 				continue
 			}
 			if e.Calls < 1<<16-1 {
 				e.Calls++
 			}
-			name := b.Get("name").Str()
+			name := b.At(keyName).Str()
 			if o.KeepArgs != nil && !o.KeepArgs[string(name)] {
 				continue
 			}
@@ -318,7 +338,7 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 				continue
 			}
 			c := ToolCall{ID: str(b, "id"), Name: internName(name)}
-			if a := b.Get("arguments"); a.Exists() {
+			if a := b.At(keyArguments); a.Exists() {
 				raw := a.AppendJSON(nil)
 				if len(raw) <= MaxArgs {
 					c.Args = raw
@@ -327,8 +347,8 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 			x.ToolCalls = append(x.ToolCalls, c)
 		}
 	case "toolResult":
-		e.Name = internName(m.Get("toolName").Str())
-		if m.Get("isError").Bool() {
+		e.Name = internName(m.At(keyToolName).Str())
+		if m.At(keyIsError).Bool() {
 			e.flags |= flagIsError
 		}
 	}
@@ -340,7 +360,7 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 func (e *Entry) decodeUsage(u jsonscan.Value, o *decodeState) {
 	var parts [5]int64
 	for i, k := range usageKeys {
-		n, ok := o.tokenCount(u.Get(k), usageNames[i])
+		n, ok := o.tokenCount(u.At(k), usageNames[i])
 		if !ok {
 			return
 		}
@@ -357,7 +377,7 @@ func (e *Entry) decodeUsage(u jsonscan.Value, o *decodeState) {
 }
 
 var (
-	usageKeys  = [5]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+	usageKeys  = [5]jsonscan.Key{jsonscan.NewKey("input"), jsonscan.NewKey("output"), jsonscan.NewKey("cacheRead"), jsonscan.NewKey("cacheWrite"), jsonscan.NewKey("totalTokens")}
 	usageNames = [5]string{"usage.input", "usage.output", "usage.cacheRead", "usage.cacheWrite", "usage.totalTokens"}
 )
 
