@@ -223,7 +223,7 @@ func (rd *Reader) read(name string) (*File, error) {
 							file.ParentSession = str(v, "parentSession")
 							continue
 						}
-						if string(v.Get("type").Str()) == session.TypeSession {
+						if string(v.At(keyType).Str()) == session.TypeSession {
 							// Pi keeps a second header in its entry list; it is
 							// not part of the tree.
 							file.problem(file.Lines, "a second session header; ignored")
