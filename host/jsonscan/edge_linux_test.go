@@ -20,7 +20,7 @@ func TestReadsStayInTheText(t *testing.T) {
 		t.Skip("no protection:", err)
 	}
 	for _, text := range []string{
-		`{"id":1}`, `{"ab":12}`, `{"type":1}`, `{"type":"m"}`, `{"parentId":"x"}`, `{"timestamp":2}`, `{"cacheWriteTokens":3}`,
+		`{"id":1}`, `{"ab":12}`, `{"type":1}`, `{"type":"m"}`, `{"ab":12345678901}`, `{"ab":1234567890}`, `{"timestamp":1234}`, `{"parentId":"x"}`, `{"timestamp":2}`, `{"cacheWriteTokens":3}`,
 		`{"a":"` + string(make([]byte, 100)) + `"}`, `{"k":"é` + `\n` + `"}`,
 	} {
 		b := mem[page-len(text) : page : page]
@@ -35,10 +35,10 @@ func TestReadsStayInTheText(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
-		// At reads a short key's eight bytes in place where the text
-		// holds them: `{"type":1}` ends right at them, `{"ab":12}` one
-		// byte before.
-		for _, name := range []string{"id", "type", "k", "a"} {
+		// At reads a key's sixteen bytes in place where the text holds
+		// them: `{"ab":12345678901}` ends right at them, `{"ab":1234567890}`
+		// one byte before.
+		for _, name := range []string{"id", "type", "k", "a", "ab", "timestamp"} {
 			if got, want := v.At(NewKey(name)), v.Get(name); got != want {
 				t.Errorf("%s: At(%q) found %v, Get %v", b, name, got, want)
 			}

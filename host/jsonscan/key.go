@@ -6,26 +6,31 @@ import (
 )
 
 // Key is an object key a reader looks up at every line: its text, and,
-// for a key of at most eight bytes, those bytes as a word, made once, so
-// that At compares a member's key with one load and one comparison where
-// Get calls the runtime's comparison of strings (a call, and a branch on
-// the length that mispredicts).
+// for a key of at most sixteen bytes, those bytes as two words, made
+// once, so that At compares a member's key with a load or two and as
+// many comparisons where Get calls the runtime's comparison of strings (a
+// call, and a branch on the length that mispredicts).
 type Key struct {
-	s    string
-	word uint64
-	mask uint64
+	s string
+	// word and mask: the key's bytes, zero past its end, and the bytes
+	// of a member's key they are compared with.
+	word, mask [2]uint64
 }
 
 // NewKey makes the Key of s.
 func NewKey(s string) Key {
 	k := Key{s: s}
-	if len(s) <= 8 {
-		var w [8]byte
+	if len(s) <= 16 {
+		var w [16]byte
 		copy(w[:], s)
-		k.word = binary.LittleEndian.Uint64(w[:])
-		k.mask = 1<<(8*len(s)) - 1
-		if len(s) == 8 {
-			k.mask = ^uint64(0)
+		for i := range 2 {
+			k.word[i] = binary.LittleEndian.Uint64(w[8*i:])
+			switch n := len(s) - 8*i; {
+			case n >= 8:
+				k.mask[i] = ^uint64(0)
+			case n > 0:
+				k.mask[i] = 1<<(8*n) - 1
+			}
 		}
 	}
 	return k
@@ -36,7 +41,7 @@ func (k Key) String() string { return k.s }
 
 // At is v.Get(k's text).
 func (v Value) At(k Key) Value {
-	if v.d == nil || len(k.s) > 8 {
+	if v.d == nil || len(k.s) > 16 {
 		return v.member(k.s)
 	}
 	nd := v.d.nodes
@@ -52,10 +57,12 @@ func (v Value) At(k Key) Value {
 			continue
 		}
 		// A key is followed by at least its quote, a colon and a value,
-		// but a short key near the end of a short text may not have
-		// eight bytes from its start: those are compared as strings.
-		if start := int(kn.start); start+8 <= len(src) {
-			if binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, start))[:])&k.mask == k.word {
+		// but a key near the end of a short text may not have sixteen
+		// bytes from its start: those are compared as strings.
+		if start := int(kn.start); start+16 <= len(src) {
+			lo := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, start))[:])
+			hi := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, start+8))[:])
+			if lo&k.mask[0] == k.word[0] && hi&k.mask[1] == k.word[1] {
 				return Value{v.d, j + 1}
 			}
 		} else if string(src[kn.start:kn.end]) == k.s {

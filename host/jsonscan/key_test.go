@@ -7,7 +7,7 @@ import (
 )
 
 // TestAtIsGet: At finds the member Get finds, on objects built to meet its
-// cases: keys of one to nine bytes, keys that differ from the one asked
+// cases: keys of one to seventeen bytes, keys that differ from the one asked
 // in their last byte, a key written twice (the first counts), a key
 // written with an escape that decodes to the one asked (taken only where
 // none is written as it), a name that a shorter key and its closing quote
@@ -15,8 +15,11 @@ import (
 func TestAtIsGet(t *testing.T) {
 	// k" is never a key of these objects, but the text after the key k
 	// holds it: a compare of the bytes must stop at the key's length.
-	names := []string{"k", "id", "type", "role", "usage", "parentId", "toolName", "timestamp", "", `k"`}
-	keys := []string{`"k"`, `"j"`, `"id"`, `"ie"`, `"type"`, `"typf"`, `"role"`, `"usage"`, `"usagf"`, `"parentId"`, `"parentIe"`, `"toolName"`, `"timestamp"`, `"timestamq"`, `"t\u0079pe"`, `"\u0069d"`, `""`, `"` + strings.Repeat("x", 40) + `"`}
+	names := []string{"k", "id", "type", "role", "usage", "parentId", "toolName", "timestamp", "", `k"`, "cacheWriteTokens", "cacheWriteTokensX"}
+	keys := []string{`"k"`, `"j"`, `"id"`, `"ie"`, `"type"`, `"typf"`, `"role"`, `"usage"`, `"usagf"`, `"parentId"`, `"parentIe"`, `"toolName"`, `"timestamp"`, `"timestamq"`, `"t\u0079pe"`, `"\u0069d"`, `""`, `"` + strings.Repeat("x", 40) + `"`,
+		// Keys of sixteen and seventeen bytes, and keys that differ from
+		// them in the last byte.
+		`"cacheWriteTokens"`, `"cacheWriteTokenz"`, `"cacheWriteTokensX"`, `"cacheWriteTokensY"`}
 	r := rand.New(rand.NewSource(14))
 	var d Doc
 	for n := 0; n < 20000; n++ {
