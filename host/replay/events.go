@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules/contract"
@@ -17,8 +18,25 @@ type builder struct {
 	b *engine.EventBuilder
 	// common facts
 	window, now, tokens, ctxWindow, reserve, autoCompaction, autoReset, idle engine.FactIndex
-	// own facts, -1 when the event has none of that name
-	own map[string]engine.FactIndex
+	// own: the event's own facts, a handful, found by name in turn (a
+	// map's hash of the name cost more than the comparisons)
+	own []ownFact
+}
+
+type ownFact struct {
+	name string
+	i    engine.FactIndex
+}
+
+// ownIndex is the position of the event's own fact of that name, -1 for
+// none.
+func (b *builder) ownIndex(name string) engine.FactIndex {
+	for _, f := range b.own {
+		if f.name == name {
+			return f.i
+		}
+	}
+	return -1
 }
 
 func newBuilders() *builders {
@@ -28,7 +46,7 @@ func newBuilders() *builders {
 		if err != nil {
 			panic(err)
 		}
-		b := &builder{b: eb, own: map[string]engine.FactIndex{}}
+		b := &builder{b: eb}
 		b.window = eb.MustIndex("window_id", contract.String)
 		b.now = eb.MustIndex("now_ms", contract.Int)
 		b.tokens = eb.MustIndex("tokens", contract.Int)
@@ -39,7 +57,7 @@ func newBuilders() *builders {
 		b.idle = eb.MustIndex("idle", contract.Bool)
 		for _, f := range ev.Facts {
 			i, _, _ := eb.Index(f.Name)
-			b.own[f.Name] = i
+			b.own = append(b.own, ownFact{f.Name, i})
 		}
 		bs.by[ev.Name] = b
 	}
@@ -78,7 +96,10 @@ func (r *run) build(name string, own ...fact) (engine.Event, error) {
 	eb.SetBool(b.autoReset, r.rp.cfg.Settings.AutoCompaction)
 	eb.SetBool(b.idle, !r.inRun)
 	for _, f := range own {
-		i := b.own[f.name]
+		i := b.ownIndex(f.name)
+		if i < 0 {
+			return engine.Event{}, fmt.Errorf("event %s has no fact %q", name, f.name)
+		}
 		switch f.kind {
 		case 's':
 			if err := eb.SetString(i, f.s); err != nil {
