@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -251,5 +253,47 @@ func TestFilesSeries(t *testing.T) {
 	rep := res[0].Reports[0]
 	if len(rep.Series) != rep.Turns || rep.Series[0].Kind == "" || len(rep.Thresholds) == 0 {
 		t.Fatalf("series %d for %d turns, thresholds %v", len(rep.Series), rep.Turns, rep.Thresholds)
+	}
+}
+
+// Every worker count gives the same results, in file order, a file that
+// cannot be read included; one worker replays in the calling goroutine
+// (a worker goroutine cost a thread wake-up at every file).
+func TestCorpusWorkers(t *testing.T) {
+	d := t.TempDir()
+	writeCorpus(t, d, 5)
+	files, err := sessionfile.Walk([]string{d})
+	if err != nil || len(files) != 5 {
+		t.Fatalf("%v %v", files, err)
+	}
+	files = slices.Insert(files, 2, filepath.Join(d, "missing.jsonl"))
+	cfgs := []replay.Config{config(t, "wipe_memory", nil, 0), config(t, "new_context", nil, 0)}
+	run := func(workers int) (string, int, int) {
+		var out []string
+		var done atomic.Int64
+		extra := 0
+		before := runtime.NumGoroutine()
+		c := replay.Corpus{Configs: cfgs, Workers: workers, Done: func() { done.Add(1) }, Emit: func(r replay.Result) {
+			extra = max(extra, runtime.NumGoroutine()-before)
+			line := r.File
+			if r.Err != nil {
+				line += " error " + r.Err.Error()
+			}
+			for _, rep := range r.Reports {
+				line += fmt.Sprintf(" %d/%d/%d", rep.Events, rep.Turns, len(rep.Rejected))
+			}
+			out = append(out, line)
+		}}
+		c.Run(files)
+		return strings.Join(out, "\n"), int(done.Load()), extra
+	}
+	one, done, extra := run(1)
+	if done != len(files) || extra != 0 || !strings.Contains(one, "missing.jsonl error") {
+		t.Fatalf("one worker: done %d of %d, %d goroutines more while emitting:\n%s", done, len(files), extra, one)
+	}
+	for _, w := range []int{2, 3} {
+		if got, done, _ := run(w); got != one || done != len(files) {
+			t.Errorf("%d workers, done %d:\n%s\none worker:\n%s", w, done, got, one)
+		}
 	}
 }
