@@ -21,7 +21,7 @@ func (r *run) obey() {
 	r.obeyed = true
 	r.rep.AssumedCloseOuts++
 	r.diverge()
-	r.event("tool", fs("name", r.rp.closeOut), fo("args", map[string]any{}))
+	r.event(evTool, fs("name", r.rp.closeOut), fo("args", map[string]any{}))
 }
 
 // finish writes what the report cannot tell from the record alone.

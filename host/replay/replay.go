@@ -114,10 +114,10 @@ func (r *run) newWindow() {
 
 // event builds, decides and records one event, then carries out the
 // mechanics its effects imply.
-func (r *run) event(name string, own ...fact) {
-	ev, err := r.build(name, own...)
+func (r *run) event(k eventKind, own ...fact) {
+	ev, err := r.build(k, own...)
 	if err != nil {
-		r.reject(name, err)
+		r.reject(k, err)
 		return
 	}
 	r.rep.Events++
@@ -126,7 +126,7 @@ func (r *run) event(name string, own ...fact) {
 	}
 	d, err := r.es.Decide(ev)
 	if err != nil {
-		r.reject(name, err)
+		r.reject(k, err)
 		return
 	}
 	if len(d.Rules) == 0 {
@@ -184,11 +184,11 @@ func (r *run) effect(name string, attempt int64) {
 		r.diverge()
 		r.rep.Checkpoints++
 		r.tokens = min(r.tokens, s.KeepRecent) + r.boot
-		r.event("summary_done", fb("ok", true), fn("attempt", attempt))
+		r.event(evSummaryDone, fb("ok", true), fn("attempt", attempt))
 	case "compact":
 		r.rep.Compactions++
 		r.inCompact, r.cancelled, r.replaced = true, false, false
-		r.event("before_compact", fs("reason", "manual"))
+		r.event(evBeforeCompact, fs("reason", "manual"))
 		r.inCompact = false
 		if r.cancelled {
 			return
@@ -197,8 +197,8 @@ func (r *run) effect(name string, attempt int64) {
 		if !r.replaced {
 			r.tokens = min(r.tokens, s.KeepRecent) + r.boot
 		}
-		r.event("compact_done", fs("reason", "manual"), fn("attempt", attempt))
-		r.event("attempt_complete", fn("attempt", attempt))
+		r.event(evCompactDone, fs("reason", "manual"), fn("attempt", attempt))
+		r.event(evAttemptComplete, fn("attempt", attempt))
 	case "cancel_compaction":
 		if !r.inCompact {
 			return
@@ -211,9 +211,9 @@ func (r *run) effect(name string, attempt int64) {
 	}
 }
 
-func (r *run) reject(name string, err error) {
+func (r *run) reject(k eventKind, err error) {
 	if len(r.rep.Rejected) < 1000 {
-		r.rep.Rejected = append(r.rep.Rejected, Rejected{Turn: r.turn, Event: name, Error: err.Error()})
+		r.rep.Rejected = append(r.rep.Rejected, Rejected{Turn: r.turn, Event: k.String(), Error: err.Error()})
 	}
 }
 

@@ -78,7 +78,7 @@ func (rp *Replayer) Replay(f *sessionfile.File, leaf string) (*Report, error) {
 	if f.ParentSession != "" {
 		reason = "fork"
 	}
-	r.event("session_start", fs("reason", reason))
+	r.event(evSessionStart, fs("reason", reason))
 	r.path = path
 	for i, e := range path {
 		r.pos = i
@@ -196,7 +196,7 @@ func (r *run) entry(e *sessionfile.Entry) {
 		r.pc.message(e)
 		r.closeTurn()
 		r.endRun()
-		r.event("session_tree")
+		r.event(evSessionTree)
 	case session.TypeModelChange:
 		x := e.Extra()
 		r.setModel(x.ModelID)
@@ -204,7 +204,7 @@ func (r *run) entry(e *sessionfile.Entry) {
 		if x.Provider != "" {
 			model = x.Provider + "/" + x.ModelID
 		}
-		r.event("model_select", fs("model", model))
+		r.event(evModelSelect, fs("model", model))
 	case session.TypeSessionInfo:
 		r.rep.Name = e.Extra().SessionName
 	}
@@ -252,7 +252,7 @@ func (r *run) answer(e *sessionfile.Entry) {
 	if r.rp.cfg.Points {
 		r.rep.Points = append(r.rep.Points, pt)
 	}
-	r.event("request", fb("user_input", r.reset && r.userAfter))
+	r.event(evRequest, fb("user_input", r.reset && r.userAfter))
 	r.turnOpen, r.results, r.errKind = true, 0, ""
 	switch e.StopReason() {
 	case "error":
@@ -268,7 +268,7 @@ func (r *run) answer(e *sessionfile.Entry) {
 	r.obey()
 	for _, c := range e.Extra().ToolCalls {
 		if r.rp.tools[c.Name] {
-			r.event("tool", fs("name", c.Name), fo("args", toolArgs(c.Args)))
+			r.event(evTool, fs("name", c.Name), fo("args", toolArgs(c.Args)))
 		}
 	}
 	r.pc.answer(e)
@@ -286,7 +286,7 @@ func (r *run) closeTurn() {
 	}
 	r.turnOpen = false
 	r.follow()
-	r.event("turn_end", fs("outcome", r.outcome), fs("error", r.errKind), fn("tool_results", r.results))
+	r.event(evTurnEnd, fs("outcome", r.outcome), fs("error", r.errKind), fn("tool_results", r.results))
 }
 
 func (r *run) endRun() {
@@ -295,16 +295,16 @@ func (r *run) endRun() {
 	}
 	r.inRun = false
 	r.follow()
-	r.event("agent_end")
+	r.event(evAgentEnd)
 	if r.outcome == "" {
 		// A run with no model turn (a prompt the record never answered)
 		// has no outcome of its own: the fact keeps the contract's
 		// default rather than a value the engine refuses.
-		r.event("before_settle")
+		r.event(evBeforeSettle)
 	} else {
-		r.event("before_settle", fs("outcome", r.outcome))
+		r.event(evBeforeSettle, fs("outcome", r.outcome))
 	}
-	r.event("settled", fb("aborted", r.outcome == "aborted"))
+	r.event(evSettled, fb("aborted", r.outcome == "aborted"))
 }
 
 // recordedCompaction replays a compaction of the record, unless the
@@ -326,12 +326,12 @@ func (r *run) recordedCompaction(e *sessionfile.Entry) {
 		reason = "threshold"
 	}
 	r.inCompact, r.cancelled, r.replaced = true, false, false
-	r.event("before_compact", fs("reason", reason), fb("will_retry", reason == "overflow"))
+	r.event(evBeforeCompact, fs("reason", reason), fb("will_retry", reason == "overflow"))
 	r.inCompact = false
 	if r.cancelled || r.replaced {
 		return
 	}
-	r.event("compact_done", fs("reason", reason))
+	r.event(evCompactDone, fs("reason", reason))
 }
 
 // recordedReset is a reset marker of the record: a new window.
@@ -366,12 +366,12 @@ func (r *run) thresholdCompaction() {
 		return
 	}
 	r.inCompact, r.cancelled, r.replaced = true, false, false
-	r.event("before_compact", fs("reason", "threshold"))
+	r.event(evBeforeCompact, fs("reason", "threshold"))
 	r.inCompact = false
 	if r.cancelled || r.replaced {
 		return
 	}
 	r.rep.ProjectedCompactions++
 	r.tokens = min(r.tokens, s.KeepRecent) + r.boot
-	r.event("compact_done", fs("reason", "threshold"))
+	r.event(evCompactDone, fs("reason", "threshold"))
 }
