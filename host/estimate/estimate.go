@@ -44,7 +44,14 @@ func MessageChars(m jsonscan.Value) int64 {
 	if m.Kind() != jsonscan.Object {
 		return 0
 	}
-	switch string(m.At(keyRole).Str()) {
+	return RoleChars(m.At(keyRole).Str(), m)
+}
+
+// RoleChars is MessageChars of a message whose role the caller has read
+// already (a reader that keeps the role, and would otherwise look it up
+// twice).
+func RoleChars(role []byte, m jsonscan.Value) int64 {
+	switch string(role) {
 	case "system":
 		n := ContentChars(m.At(keyContent))
 		for _, v := range m.Get("sections").Members() {
@@ -61,23 +68,32 @@ func MessageChars(m jsonscan.Value) int64 {
 	case "assistant":
 		var n int64
 		for b := range m.At(keyContent).Elems() {
-			switch string(b.At(keyType).Str()) {
-			case "text":
-				n += b.At(keyText).JSLen()
-			case "thinking":
-				n += b.At(keyThinking).JSLen()
-			case "toolCall":
-				n += jsonscan.TextLen(b.At(keyName).Str())
-				if a := b.At(keyArguments); a.Exists() {
-					n += StringifyLen(a)
-				}
-			}
+			n += AssistantBlockChars(b, b.At(keyType).Str())
 		}
 		return n
 	case "bashExecution":
 		return m.Get("command").JSLen() + m.Get("output").JSLen()
 	case "branchSummary", "compactionSummary":
 		return m.Get("summary").JSLen()
+	}
+	return 0
+}
+
+// AssistantBlockChars is what one block of an assistant's content counts,
+// its type read by the caller: a reader that walks the blocks for its
+// own ends counts them in the same pass.
+func AssistantBlockChars(b jsonscan.Value, typ []byte) int64 {
+	switch string(typ) {
+	case "text":
+		return b.At(keyText).JSLen()
+	case "thinking":
+		return b.At(keyThinking).JSLen()
+	case "toolCall":
+		n := jsonscan.TextLen(b.At(keyName).Str())
+		if a := b.At(keyArguments); a.Exists() {
+			n += StringifyLen(a)
+		}
+		return n
 	}
 	return 0
 }

@@ -298,8 +298,13 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 	if !m.Exists() {
 		return
 	}
-	e.Role = internRole(m.At(keyRole).Str())
-	e.Est = clamp32(estimate.Message(m))
+	// The role and an assistant's blocks are read once for both the
+	// entry and its estimate.
+	role := m.At(keyRole).Str()
+	e.Role = internRole(role)
+	if e.Role != "assistant" {
+		e.Est = clamp32(estimate.Tokens(estimate.RoleChars(role, m)))
+	}
 	switch e.Role {
 	case "hookMessage":
 		// Pi's migrateV2ToV3 renames it; a version 3 file never has it,
@@ -322,8 +327,11 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 		if u := m.At(keyUsage); u.Kind() == jsonscan.Object {
 			e.decodeUsage(u, o)
 		}
+		var chars int64
 		for b := range m.At(keyContent).Elems() {
-			if string(b.At(keyType).Str()) != "toolCall" {
+			typ := b.At(keyType).Str()
+			chars += estimate.AssistantBlockChars(b, typ)
+			if string(typ) != "toolCall" {
 				continue
 			}
 			if e.Calls < 1<<16-1 {
@@ -346,6 +354,7 @@ func (e *Entry) decodeMessage(m jsonscan.Value, o *decodeState) {
 			}
 			x.ToolCalls = append(x.ToolCalls, c)
 		}
+		e.Est = clamp32(estimate.Tokens(chars))
 	case "toolResult":
 		e.Name = internName(m.At(keyToolName).Str())
 		if m.At(keyIsError).Bool() {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resetpolicy/resetpolicy/host/estimate"
+	"github.com/resetpolicy/resetpolicy/host/jsonscan"
 	"github.com/resetpolicy/resetpolicy/host/session"
 	"github.com/resetpolicy/resetpolicy/host/sessionfile"
 )
@@ -361,5 +363,43 @@ func TestToolCallArguments(t *testing.T) {
 	}
 	if !json.Valid(calls[0].Args) {
 		t.Errorf("arguments %s are not JSON", calls[0].Args)
+	}
+}
+
+// An entry's estimate is estimate.Message of its message, every role and
+// block kind: the reader counts an assistant's blocks in the pass that
+// keeps its tool calls, and that pass must count what Message counts,
+// kept calls or not.
+func TestEntryEstimateIsMessage(t *testing.T) {
+	msgs := []string{
+		`{"role":"user","content":"abcdefgh"}`,
+		`{"role":"user","content":[{"type":"text","text":"abcde"},{"type":"image","data":"...."}]}`,
+		`{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"abcd"}]}`,
+		`{"role":"assistant","stopReason":"toolUse","content":[{"type":"toolCall","id":"t2","name":"bash","arguments":{"command":"ls -l"}},` +
+			`{"type":"thinking","thinking":"abcd"},{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"a"}},{"type":"text","text":"ab"}]}`,
+		`{"role":"assistant","content":"not blocks"}`,
+		`{"role":"bashExecution","command":"ls","output":"a b"}`,
+		`{"role":"custom","customType":"x","content":"abcd"}`,
+		`{"role":"system","content":"ab","sections":{"x":"cd"}}`,
+	}
+	src := `{"type":"session","id":"s"}` + "\n"
+	for i, m := range msgs {
+		src += fmt.Sprintf(`{"type":"message","id":"e%d","message":%s}`+"\n", i, m)
+	}
+	for _, keep := range []map[string]bool{nil, {"read": true}} {
+		f, err := sessionfile.NewReader(sessionfile.Options{KeepArgs: keep}).Read(strings.NewReader(src), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range msgs {
+			var d jsonscan.Doc
+			v, err := d.Parse([]byte(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := int64(f.At(i).Est), estimate.Message(v); got != want || want == 0 && i != 4 {
+				t.Errorf("keep %v, %s: Est %d, want %d", keep, m, got, want)
+			}
+		}
 	}
 }
