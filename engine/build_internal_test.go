@@ -67,3 +67,56 @@ func TestBuilderChecksObjects(t *testing.T) {
 		t.Fatalf("an infinite argument: %v, want an error", err)
 	}
 }
+
+// TestBuilderRefusesWhatCheckFactRefuses: whatever was set, and however
+// (ints in and out of range, other setters on int facts, objects with
+// and without a number that is not finite, Event called again with no
+// change), Event refuses exactly when checking every fact would, with
+// the same error: the builder skips the check only when it knows the
+// answer.
+func TestBuilderRefusesWhatCheckFactRefuses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	// 1<<53 + 1 reads as 1<<53, which passes; 1<<53 + 2 does not.
+	ints := []int64{0, 1, 7, -1, 1 << 53, 1<<53 + 1, 1<<53 + 2, 1 << 60, -(1 << 53), -(1<<53 + 2), 150000}
+	for _, ev := range contract.Events {
+		b, err := NewEventBuilder(ev.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := allFacts[b.kind]
+		refused := 0
+		for n := 0; n < 3000; n++ {
+			if rng.IntN(8) == 0 {
+				b.Reset()
+			}
+			i := FactIndex(rng.IntN(len(all)))
+			switch rng.IntN(6) {
+			case 0, 1:
+				b.SetInt(i, ints[rng.IntN(len(ints))])
+			case 2:
+				b.SetBool(i, rng.IntN(2) == 0)
+			case 3:
+				_ = b.SetString(i, "w1")
+			case 4:
+				b.SetObject(i, map[string]any{"n": []float64{1, math.Inf(1)}[rng.IntN(2)]})
+			case 5: // no change
+			}
+			var want error
+			for _, j := range b.checked {
+				if want = checkFact(b.def, &all[j], b.facts[j]); want != nil {
+					break
+				}
+			}
+			_, got := b.Event()
+			if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+				t.Fatalf("%s after a set of %s: Event says %v, checkFact %v", ev.Name, all[i].Name, got, want)
+			}
+			if got != nil {
+				refused++
+			}
+		}
+		if len(b.checked) > 0 && refused == 0 {
+			t.Errorf("%s: no event refused; the test does not reach the check", ev.Name)
+		}
+	}
+}
