@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/rules/contract"
@@ -111,16 +112,22 @@ func (b *EventBuilder) SetBool(i FactIndex, v bool) { b.set(i, lang.Value{Bool: 
 // SetString sets a string fact; a value outside the fact's enum is an
 // error and leaves the fact as it was.
 func (b *EventBuilder) SetString(i FactIndex, s string) error {
-	f := allFacts[b.kind][i]
+	// The fact is read in place, and the value stored in the fact
+	// itself, with the bit and code set would set: a Value passed to
+	// set, inlined or not, was built on the stack and copied, and the
+	// copy's loads waited on the stores that had just built it (perf: a
+	// fifth of SetString's time, and the copy of the Fact another).
+	f := &allFacts[b.kind][i]
+	code := 0
 	if len(f.Enum) > 0 {
-		v, ok := lang.EnumValue(f.Enum, s)
-		if !ok {
+		code = slices.Index(f.Enum, s) // lang.EnumValue's index
+		if code < 0 {
 			return fmt.Errorf("event %s: fact %q is one of %s, not %q", b.def.Name, f.Name, strings.Join(f.Enum, ", "), s)
 		}
-		b.set(i, v)
-		return nil
 	}
-	b.set(i, lang.Value{Str: s})
+	b.facts[i] = lang.Value{Str: s, Num: float64(code)}
+	b.packed.SetBit(int(i), false)
+	b.packed.SetCode(int(i), float64(code))
 	return nil
 }
 
