@@ -78,6 +78,7 @@ func conjuncts(w *lang.Program) []*lang.Program {
 // did (a part that can fail is never skipped or added).
 func and(parts []*lang.Program) func(*lang.Frame) bool {
 	var fs []func(*lang.Frame) bool
+	var first *lang.BitTest // the first part's mask, when it is one
 	for i := 0; i < len(parts); i++ {
 		p := parts[i]
 		if p.Bits == nil {
@@ -90,7 +91,20 @@ func and(parts []*lang.Program) func(*lang.Frame) bool {
 			t.Mask |= parts[i].Bits.Mask
 			t.Want |= parts[i].Bits.Want
 		}
+		if len(fs) == 0 {
+			first = &t
+		}
 		fs = append(fs, bitTest(t))
+	}
+	// A guard that starts with a mask test (`event.enabled && …`) tests it
+	// in place, not by a call.
+	if first != nil && len(fs) == 2 {
+		m, w, b := first.Mask, first.Want, fs[1]
+		return func(f *lang.Frame) bool { return f.Bits&m == w && b(f) }
+	}
+	if first != nil && len(fs) == 3 {
+		m, w, b, c := first.Mask, first.Want, fs[1], fs[2]
+		return func(f *lang.Frame) bool { return f.Bits&m == w && b(f) && c(f) }
 	}
 	switch len(fs) {
 	case 0:

@@ -106,3 +106,37 @@ func TestPackedSetIsPack(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskedLeftSide: && and || with a left side that tests bool facts,
+// which is tested in place, decide as Go's operators on the two sides,
+// for every value of the facts.
+func TestMaskedLeftSide(t *testing.T) {
+	env, facts := packedEnv()
+	for _, tc := range []struct {
+		src string
+		is  func(a, b, big bool) bool
+	}{
+		{"event.a && event.tokens > 1e9", func(a, b, big bool) bool { return a && big }},
+		{"event.a || event.tokens > 1e9", func(a, b, big bool) bool { return a || big }},
+		{"!event.a || event.tokens > 1e9", func(a, b, big bool) bool { return !a || big }},
+		{"(event.a && !event.b) || event.tokens > 1e9", func(a, b, big bool) bool { return a && !b || big }},
+		{"!event.b && event.tokens > 1e9", func(a, b, big bool) bool { return !b && big }},
+	} {
+		p, err := Compile(tc.src, env)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		for x := range 8 {
+			a, b, big := x&1 != 0, x&2 != 0, x&4 != 0
+			fs := append([]Value(nil), facts...)
+			fs[0], fs[1], fs[3] = Value{Bool: a}, Value{Bool: b}, Value{Num: 5}
+			if big {
+				fs[3].Num = 2e9
+			}
+			f := NewFrame(fs, nil)
+			if got, want := p.B(&f), tc.is(a, b, big); got != want {
+				t.Errorf("%s with a=%v b=%v tokens=%v: %v, want %v", tc.src, a, b, fs[3].Num, got, want)
+			}
+		}
+	}
+}
