@@ -113,7 +113,7 @@ func (b *EventBuilder) SetBool(i FactIndex, v bool) { b.set(i, lang.Value{Bool: 
 // error and leaves the fact as it was.
 func (b *EventBuilder) SetString(i FactIndex, s string) error {
 	// The fact is read in place, and the value stored in the fact
-	// itself, with the bit and code set would set: a Value passed to
+	// itself, with the bit and code that set would set: a Value passed to
 	// set, inlined or not, was built on the stack and copied, and the
 	// copy's loads waited on the stores that had just built it (perf: a
 	// fifth of SetString's time, and the copy of the Fact another).
