@@ -302,9 +302,10 @@ func logical(and bool, l, r cnode) cnode {
 	if and && l.bits != nil && r.bits != nil && l.bits.Mask&r.bits.Mask == 0 {
 		return bitNode(BitTest{Mask: l.bits.Mask | r.bits.Mask, Want: l.bits.Want | r.bits.Want})
 	}
-	// A left side that tests bool facts is tested in place: its call was
-	// a tenth of the guard on every request (`event.auto_compaction &&
-	// remaining <= warning_at`).
+	// A left side that tests bool facts is tested in place, not by a
+	// call (`event.auto_compaction && remaining <= warning_at`, read on
+	// every request): with engine's and, 2.69x the reducer on the 26-event
+	// stream against 2.81x (docs/performance.md).
 	if l.bits != nil {
 		m, w := l.bits.Mask, l.bits.Want
 		if and {
