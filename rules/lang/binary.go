@@ -33,18 +33,24 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if err := c.enumLiteral(n, l, r); err != nil {
 			return cnode{}, err
 		}
-		eq, err := c.equal(n, l, r)
+		if l.t.Numeric() && r.t.Numeric() {
+			if cmp := linearCompare(op, l, r); cmp != nil {
+				out = cnode{t: Bool, b: cmp}
+				break
+			}
+		}
+		eq, err := c.equal(n, l, r, op == "!=")
 		if err != nil {
 			return cnode{}, err
 		}
 		out = eq
-		if op == "!=" {
-			g := eq.b
-			out = cnode{t: Bool, b: func(f *Frame) bool { return !g(f) }}
-		}
 	case "<", "<=", ">", ">=":
 		switch {
 		case l.t.Numeric() && r.t.Numeric():
+			if cmp := linearCompare(op, l, r); cmp != nil {
+				out = cnode{t: Bool, b: cmp}
+				break
+			}
 			a, b := l.n, r.n
 			out = cnode{t: Bool, b: map[string]func(*Frame) bool{
 				"<":  func(f *Frame) bool { return a(f) < b(f) },
@@ -76,18 +82,20 @@ func (c *compiler) binary(n *ast.BinaryNode) (cnode, error) {
 		if l.t == Float || r.t == Float || op == "/" || op == "**" || op == "^" {
 			t = Float
 		}
+		lk, rk := constOf(l), constOf(r)
+		lin := combine(op, l.lin, r.lin, lk, rk)
 		if in := inPlace(op, l, r); in != nil {
-			out = cnode{t: t, n: in}
+			out = cnode{t: t, n: in, lin: lin}
 			break
 		}
 		a, b, src := l.n, r.n, n
 		switch op {
 		case "+":
-			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) + b(f) }}
+			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) + b(f) }, lin: lin}
 		case "-":
-			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) - b(f) }}
+			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) - b(f) }, lin: lin}
 		case "*":
-			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) * b(f) }}
+			out = cnode{t: t, n: func(f *Frame) float64 { return a(f) * b(f) }, lin: lin}
 		case "/":
 			out = cnode{t: t, n: func(f *Frame) float64 {
 				d := b(f)
@@ -186,11 +194,20 @@ func quoted(ss []string) []string {
 	return out
 }
 
-func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
+// equal compiles l == r, or l != r when neg: the comparisons that read a
+// fact or slot in place test for inequality in the same closure, not by
+// a call of the equality's.
+func (c *compiler) equal(n *ast.BinaryNode, l, r cnode, neg bool) (cnode, error) {
+	pick := func(eq, ne func(*Frame) bool) cnode {
+		if neg {
+			return cnode{t: Bool, b: ne}
+		}
+		return cnode{t: Bool, b: eq}
+	}
 	switch {
 	case l.t.Numeric() && r.t.Numeric():
 		a, b := l.n, r.n
-		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
+		return pick(func(f *Frame) bool { return a(f) == b(f) }, func(f *Frame) bool { return a(f) != b(f) }), nil
 	case l.t == String && r.t == String:
 		if l.code == nil && r.code != nil {
 			l, r = r, l
@@ -203,26 +220,31 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 			want := float64(code)
 			i := l.ref.index
 			if l.ref.event {
-				lit := &Lit{Fact: i, Enum: true, Code: code, Str: r.k.Str}
+				var out cnode
 				if codeReadable(i, len(l.enum)) {
 					sh, c := uint(4*i), uint64(code)
-					return cnode{t: Bool, lit: lit, b: func(f *Frame) bool { return f.Codes>>sh&15 == c }}, nil
+					out = pick(func(f *Frame) bool { return f.Codes>>sh&15 == c }, func(f *Frame) bool { return f.Codes>>sh&15 != c })
+				} else {
+					out = pick(func(f *Frame) bool { return f.Facts[i].Num == want }, func(f *Frame) bool { return f.Facts[i].Num != want })
 				}
-				return cnode{t: Bool, lit: lit, b: func(f *Frame) bool { return f.Facts[i].Num == want }}, nil
+				if !neg {
+					out.lit = &Lit{Fact: i, Enum: true, Code: code, Str: r.k.Str}
+				}
+				return out, nil
 			}
-			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Num == want }}, nil
+			return pick(func(f *Frame) bool { return f.State[i].Num == want }, func(f *Frame) bool { return f.State[i].Num != want }), nil
 		}
 		if l.ref != nil && r.ref != nil && l.code == nil && r.code == nil {
 			i, j := l.ref.index, r.ref.index
 			switch {
 			case l.ref.event && r.ref.event:
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.Facts[i].Str == f.Facts[j].Str }}, nil
+				return pick(func(f *Frame) bool { return f.Facts[i].Str == f.Facts[j].Str }, func(f *Frame) bool { return f.Facts[i].Str != f.Facts[j].Str }), nil
 			case l.ref.event:
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.Facts[i].Str == f.State[j].Str }}, nil
+				return pick(func(f *Frame) bool { return f.Facts[i].Str == f.State[j].Str }, func(f *Frame) bool { return f.Facts[i].Str != f.State[j].Str }), nil
 			case r.ref.event:
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.Facts[j].Str }}, nil
+				return pick(func(f *Frame) bool { return f.State[i].Str == f.Facts[j].Str }, func(f *Frame) bool { return f.State[i].Str != f.Facts[j].Str }), nil
 			}
-			return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == f.State[j].Str }}, nil
+			return pick(func(f *Frame) bool { return f.State[i].Str == f.State[j].Str }, func(f *Frame) bool { return f.State[i].Str != f.State[j].Str }), nil
 		}
 		a, b := l.s, r.s
 		if r.k != nil {
@@ -231,19 +253,23 @@ func (c *compiler) equal(n *ast.BinaryNode, l, r cnode) (cnode, error) {
 				// One closure reads the fact or slot and compares.
 				i := l.ref.index
 				if l.ref.event {
-					return cnode{t: Bool, lit: &Lit{Fact: i, Str: k}, b: func(f *Frame) bool { return f.Facts[i].Str == k }}, nil
+					out := pick(func(f *Frame) bool { return f.Facts[i].Str == k }, func(f *Frame) bool { return f.Facts[i].Str != k })
+					if !neg {
+						out.lit = &Lit{Fact: i, Str: k}
+					}
+					return out, nil
 				}
-				return cnode{t: Bool, b: func(f *Frame) bool { return f.State[i].Str == k }}, nil
+				return pick(func(f *Frame) bool { return f.State[i].Str == k }, func(f *Frame) bool { return f.State[i].Str != k }), nil
 			}
-			return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == k }}, nil
+			return pick(func(f *Frame) bool { return a(f) == k }, func(f *Frame) bool { return a(f) != k }), nil
 		}
-		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
+		return pick(func(f *Frame) bool { return a(f) == b(f) }, func(f *Frame) bool { return a(f) != b(f) }), nil
 	case l.t == Bool && r.t == Bool:
 		a, b := l.b, r.b
-		return cnode{t: Bool, b: func(f *Frame) bool { return a(f) == b(f) }}, nil
+		return pick(func(f *Frame) bool { return a(f) == b(f) }, func(f *Frame) bool { return a(f) != b(f) }), nil
 	case l.t == Any || r.t == Any:
 		a, b := asValue(l), asValue(r)
-		return cnode{t: Bool, b: func(f *Frame) bool { return dynEqual(a(f), b(f)) }}, nil
+		return pick(func(f *Frame) bool { return dynEqual(a(f), b(f)) }, func(f *Frame) bool { return !dynEqual(a(f), b(f)) }), nil
 	}
 	return cnode{}, c.errAt(n, "cannot compare %s with %s", l.t, r.t)
 }
@@ -298,6 +324,22 @@ func (c *compiler) in(n *ast.BinaryNode, l cnode) (cnode, error) {
 
 // logical compiles && (and) or || (or), short-circuiting.
 func logical(and bool, l, r cnode) cnode {
+	out := logicalNode(and, l, r)
+	if and && out.bits == nil {
+		out.steps = append(append([]Step(nil), stepsOf(l)...), stepsOf(r)...)
+	}
+	return out
+}
+
+// stepsOf is n's && chain, or n itself as its one step.
+func stepsOf(n cnode) []Step {
+	if len(n.steps) > 0 {
+		return n.steps
+	}
+	return []Step{{B: n.b, Bits: n.bits}}
+}
+
+func logicalNode(and bool, l, r cnode) cnode {
 	a, b := l.b, r.b
 	if and && l.bits != nil && r.bits != nil && l.bits.Mask&r.bits.Mask == 0 {
 		return bitNode(BitTest{Mask: l.bits.Mask | r.bits.Mask, Want: l.bits.Want | r.bits.Want})

@@ -22,14 +22,20 @@ type cnode struct {
 	// bits is set when the node is a conjunction of bool facts and their
 	// negations (see BitTest), so && of two such nodes is one mask test.
 	bits *BitTest
-	b    func(*Frame) bool
-	n    func(*Frame) float64
-	s    func(*Frame) string
-	v    func(*Frame) Value
+	// lin is set when the node is a number read in place from event facts
+	// (see linear), so a comparison of two such numbers is one closure.
+	lin *linear
+	// steps are the conjuncts of an && chain, the chains of derived values
+	// computed in place opened up (see Program.Steps).
+	steps []Step
+	b     func(*Frame) bool
+	n     func(*Frame) float64
+	s     func(*Frame) string
+	v     func(*Frame) Value
 }
 
 func (n cnode) program(src string) *Program {
-	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v, Lit: n.lit, Bits: n.bits}
+	return &Program{Type: n.t, Source: src, Const: n.k, B: n.b, N: n.n, S: n.s, V: n.v, Lit: n.lit, Bits: n.bits, Steps: n.steps, lin: n.lin}
 }
 
 func constant(t Type, v Value) cnode {
@@ -269,6 +275,7 @@ func fieldReader(event bool, f *Field) cnode {
 			out.b = func(fr *Frame) bool { return fr.Facts[i].Bool }
 		case Int, Float:
 			out.n = func(fr *Frame) float64 { return fr.Facts[i].Num }
+			out.lin = factTerm(i)
 		case String:
 			out.s = func(fr *Frame) string { return fr.Facts[i].Str }
 		default:
@@ -457,6 +464,9 @@ func memoised(b *Binding) cnode {
 	p := b.Prog
 	out := cnode{t: p.Type, k: p.Const, b: p.B, n: p.N, s: p.S, v: p.V}
 	if p.Const != nil || b.Memo <= 0 {
+		// A value computed where it is read is its expression: what lets
+		// an operator read the expression in place holds for it too.
+		out.bits, out.lin, out.steps = p.Bits, p.lin, p.Steps
 		return out
 	}
 	i := b.Memo - 1

@@ -79,9 +79,26 @@ type Program struct {
 	// with its own text, so an explanation can name the first that was
 	// false.
 	Parts []*Program
+	// Steps, when B is an && chain, are its conjuncts as B runs them, the
+	// && of derived values computed in place opened up
+	// (`event.enabled && warning_due && …` where warning_due is
+	// `event.auto_compaction && remaining <= warning_at`): B is true
+	// exactly when each step, run in turn until one is false, is true,
+	// and the steps raise the errors B raises. A caller can run them
+	// without B's nested calls. Their text is not kept: explanations
+	// name Parts.
+	Steps []Step
 
+	lin        *linear            // see cnode.lin
 	comparison func() *Comparison // see Comparison
 	named      *Program           // see Named
+}
+
+// Step is one conjunct of a program's && chain: B, and Bits when it is a
+// test of bool facts a caller can fuse with its neighbours.
+type Step struct {
+	B    func(*Frame) bool
+	Bits *BitTest
 }
 
 // Lit is an equality of an event's string fact with a literal: Fact is
