@@ -49,3 +49,30 @@ func TestAndIsItsParts(t *testing.T) {
 		}
 	}
 }
+
+// A part that is an && chain runs as its steps, not by its own closure,
+// which would cost a call for the chain and one for each of its
+// conjuncts: here the part's closure would fail the test, and its steps
+// decide.
+func TestAndRunsAChainAsItsSteps(t *testing.T) {
+	env := &lang.Env{EventName: "turn_end", Event: []lang.Field{
+		{Name: "a", Type: lang.Bool, Index: 0},
+		{Name: "n", Type: lang.Int, Index: 1},
+	}}
+	chain, err := lang.Compile("event.a && event.n > 5", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chain.Steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(chain.Steps))
+	}
+	part := *chain
+	part.B = func(*lang.Frame) bool { t.Error("the chain's own closure ran"); return false }
+	when := and([]*lang.Program{&part})
+	for x := range 4 {
+		f := lang.NewFrame([]lang.Value{{Bool: x&1 != 0}, {Num: float64(x&2) * 5}}, nil)
+		if got, want := when(&f), chain.B(&f); got != want {
+			t.Errorf("a=%v n=%v: %v, want %v", x&1 != 0, x&2*5, got, want)
+		}
+	}
+}

@@ -76,20 +76,32 @@ func conjuncts(w *lang.Program) []*lang.Program {
 // Neighbouring parts that only test bool facts are fused into one mask
 // test; only neighbours, so every other part still runs exactly when it
 // did (a part that can fail is never skipped or added).
+//
+// A part that is itself an && chain (a derived value computed in place)
+// runs as its steps, so that `warning_due && …` is a mask test and a
+// comparison in this closure, not a call that makes them.
 func and(parts []*lang.Program) func(*lang.Frame) bool {
+	var steps []lang.Step
+	for _, p := range parts {
+		if len(p.Steps) > 0 {
+			steps = append(steps, p.Steps...)
+		} else {
+			steps = append(steps, lang.Step{B: p.B, Bits: p.Bits})
+		}
+	}
 	var fs []func(*lang.Frame) bool
-	var first *lang.BitTest // the first part's mask, when it is one
-	for i := 0; i < len(parts); i++ {
-		p := parts[i]
+	var first *lang.BitTest // the first step's mask, when it is one
+	for i := 0; i < len(steps); i++ {
+		p := steps[i]
 		if p.Bits == nil {
 			fs = append(fs, p.B)
 			continue
 		}
 		t := *p.Bits
-		for i+1 < len(parts) && parts[i+1].Bits != nil && parts[i+1].Bits.Mask&t.Mask == 0 {
+		for i+1 < len(steps) && steps[i+1].Bits != nil && steps[i+1].Bits.Mask&t.Mask == 0 {
 			i++
-			t.Mask |= parts[i].Bits.Mask
-			t.Want |= parts[i].Bits.Want
+			t.Mask |= steps[i].Bits.Mask
+			t.Want |= steps[i].Bits.Want
 		}
 		if len(fs) == 0 {
 			first = &t
@@ -166,7 +178,8 @@ func (b *bucket) hoist() {
 		}
 		first = r.parts[0].Source
 	}
-	b.pre, b.preParts = b.rules[0].parts[0].B, b.rules[0].parts[:1]
+	b.preParts = b.rules[0].parts[:1]
+	b.pre = and(b.preParts)
 	for i, r := range b.rules {
 		c := *r
 		c.parts = r.parts[1:]

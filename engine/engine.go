@@ -29,6 +29,12 @@ type plan struct {
 	// rules holds every rule a decision on the event reaches, in group
 	// order (see pack).
 	rules []rule
+	// table, when set, lists the groups to run and their candidates for
+	// each state key, which mixes the slots key0 and keys (see tabulate);
+	// key0 is -1 when the plan reads no slot.
+	table [][]step
+	key0  int
+	keys  []stateKey
 }
 
 type group struct {
@@ -197,6 +203,11 @@ func (e *Engine) build(k int) {
 	}
 	pl.groups = groups
 	pl.pack()
+	enums := make([][]string, len(p.Slots))
+	for i, sl := range p.Slots {
+		enums[i] = sl.Enum
+	}
+	pl.tabulate(enums)
 	pl.built.Store(true)
 }
 
@@ -204,8 +215,8 @@ func (e *Engine) build(k int) {
 func newRule(cr *rules.CompiledRule) *rule {
 	r := &rule{c: cr, name: cr.Rule.Name}
 	if cr.When != nil {
-		r.when = cr.When.B
 		r.parts = conjuncts(cr.When)
+		r.when = and(r.parts)
 		r.lit = firstLit(cr.When)
 	}
 	for _, m := range cr.From {
