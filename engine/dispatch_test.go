@@ -5,9 +5,12 @@ import (
 	"math/rand"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resetpolicy/resetpolicy/engine"
 )
 
 // toolPolicy has n rules on distinct tool names, each guarded by
@@ -37,7 +40,9 @@ func toolEvent(r *rand.Rand, n int) string {
 
 // TestDispatchDecidesAsAScanWould compares the indexed path (Decide) with
 // the explained one, which tests every rule in file order, on a policy
-// whose rules dispatch on a tool name and on wipe_memory.
+// whose rules dispatch on a tool name and on wipe_memory; the indexed
+// path both through the plans' state tables and without them, group by
+// group, as a policy too large to tabulate decides.
 func TestDispatchDecidesAsAScanWould(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	cases := map[string][]string{}
@@ -58,13 +63,37 @@ func TestDispatchDecidesAsAScanWould(t *testing.T) {
 			[]string{"1", "0", "2", "x"}[r.Intn(4)], r.Intn(2) == 0, r.Intn(2) == 0))
 	}
 	cases[sharedFirstConjunct] = shared
+	// The shared conjunct of a bucket, which can fail, is tested only when
+	// some rule of the bucket is a candidate in the state: in "busy" t1's
+	// are and t2's are not, and in "done" no rule of the group is.
+	var tools []string
+	for i := 0; i < 3000; i++ {
+		tools = append(tools, fmt.Sprintf(`{"event":"tool","name":"t%d","window_id":%q,"enabled":%v,"idle":%v}`,
+			r.Intn(2)+1, []string{"1", "2", "2", "2", "0", "x"}[r.Intn(6)], r.Intn(4) > 0, r.Intn(4) > 0))
+	}
+	cases[noCandidateInState] = tools
 	for src, stream := range cases {
 		e := load(t, src)
-		a, b := e.NewSession(), e.NewSession()
+		if tabled, plans := engine.StateTables(e); tabled != plans {
+			t.Fatalf("%d plans of %d have a state table", tabled, plans)
+		}
+		groups := load(t, src)
+		engine.DropStateTables(groups)
+		a, b, c := e.NewSession(), e.NewSession(), groups.NewSession()
 		fired := 0
 		for i, line := range stream {
 			ev := event(t, line)
+			dc, errC := c.Decide(ev)
+			var rules []string
+			var effects string
+			if errC == nil {
+				rules, effects = slices.Clone(dc.Rules), fmt.Sprint(dc.Effects)
+			}
 			da, errA := a.Decide(ev)
+			if fmt.Sprint(errA) != fmt.Sprint(errC) || !reflect.DeepEqual(a.State(), c.State()) ||
+				(errA == nil && (!reflect.DeepEqual(da.Rules, rules) || fmt.Sprint(da.Effects) != effects)) {
+				t.Fatalf("event %d %s:\nstate table %v %v\ngroups %v %v %v", i, line, da, errA, rules, effects, errC)
+			}
 			db, errB := b.DecideExplain(ev)
 			if errA != nil || errB != nil {
 				// The same rule fails with the same error; the states stay alike.
@@ -106,6 +135,47 @@ group "g" {
   rule "c" {
     on   = "request"
     when = "int(event.window_id) > 0"
+  }
+}
+`
+
+const noCandidateInState = `
+policy "no_candidate" {}
+slot "phase" {
+  values = ["idle", "busy", "done"]
+}
+group "g" {
+  rule "a1" {
+    on   = "tool"
+    from = { phase = "idle" }
+    when = "event.name == 't1' && int(event.window_id) > 0 && event.enabled"
+    to   = { phase = "busy" }
+  }
+  rule "b1" {
+    on   = "tool"
+    from = { phase = "busy" }
+    when = "event.name == 't1' && int(event.window_id) > 0 && event.idle"
+    to   = { phase = "done" }
+  }
+  rule "a2" {
+    on   = "tool"
+    from = { phase = "idle" }
+    when = "event.name == 't2' && int(event.window_id) > 1 && event.enabled"
+    to   = { phase = "busy" }
+  }
+  rule "c2" {
+    on   = "tool"
+    from = { phase = "idle" }
+    when = "event.name == 't2' && int(event.window_id) > 1 && event.idle"
+    to   = { phase = "done" }
+  }
+}
+group "reset" {
+  rule "r" {
+    on   = "tool"
+    from = { phase = "done" }
+    when = "event.idle && event.enabled"
+    to   = { phase = "idle" }
   }
 }
 `

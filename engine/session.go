@@ -148,6 +148,17 @@ func (s *Session) run(ev *Event) error {
 			return err
 		}
 	}
+	if t := pl.table; t != nil {
+		key := 0
+		if pl.key0 >= 0 {
+			key = int(state[pl.key0].Num)
+			for _, k := range pl.keys {
+				key += int(state[k.slot].Num) * k.stride
+			}
+		}
+		return s.runSteps(ev, t[key])
+	}
+	// A plan too large to tabulate: each bucket's own state index.
 	plan := pl.groups
 	for gi := range plan {
 		g := &plan[gi]
