@@ -90,3 +90,21 @@ func wipeMemorySource() (string, bool) {
 	src, ok := policies.Source("wipe_memory")
 	return string(src.Bytes), ok
 }
+
+// BenchmarkNewEngine is preparing each built-in for running (its plans,
+// their indexes and state tables), which serve does for a session's
+// policy before its first decision.
+func BenchmarkNewEngine(b *testing.B) {
+	for _, name := range []string{"wipe_memory", "new_context", "autocompacter"} {
+		p, diags := policies.Load(name, nil)
+		if diags.HasErrors() {
+			b.Fatal(diags.Error())
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				engine.New(p)
+			}
+		})
+	}
+}

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/resetpolicy/resetpolicy/rules/lang"
+
 // A plan's state table: which of its groups can fire at all, and with
 // which rules, is a function of the enum slots the plan's `from` clauses
 // read, so it is tabulated once for every combination of them. A decision
@@ -7,12 +9,21 @@ package engine
 // skips the groups that have no candidate in that state, and checks no
 // `from` clause.
 
-// step is one group of a plan in one state: its dispatch and, per
-// bucket, the bucket's rules whose from matches the state (nil when none).
+// step is one group of a plan in one state: its dispatch and a cell per
+// bucket.
 type step struct {
-	lit     *litIndex
-	cands   [][]*rule
-	buckets []bucket // the group's, for their hoisted conjunct
+	lit   *litIndex
+	cells []cell
+}
+
+// cell is a bucket in one state: its rules whose from matches the state
+// (nil when none) and the bucket's hoisted conjunct, side by side so that
+// a decision indexes one array.
+type cell struct {
+	cands      []*rule
+	pre        func(*lang.Frame) bool
+	preBits    lang.BitTest
+	hasPreBits bool
 }
 
 // maxTableCells bounds a plan's state table: its keys times the buckets
@@ -49,41 +60,54 @@ func (pl *plan) tabulate(slotEnums [][]string) {
 		return
 	}
 	codes := make([]int, len(slotEnums))
-	matches := func(r *rule) bool {
-		for _, f := range r.from {
-			if f.mask&(1<<uint(codes[f.slot])) == 0 {
-				return false
+	// Every key's steps and cells are slices of two arrays, counted first
+	// and then filled; a cell's candidates are its bucket's state index's
+	// list for the key.
+	var (
+		cells []cell
+		steps []step
+		table = make([][]step, size)
+	)
+	walk := func(fill bool) (ncells, nsteps int) {
+		for key := range table {
+			for _, k := range keys {
+				codes[k.slot] = key / k.stride % len(slotEnums[k.slot])
 			}
-		}
-		return true
-	}
-	table := make([][]step, size)
-	for key := range table {
-		for _, k := range keys {
-			codes[k.slot] = key / k.stride % len(slotEnums[k.slot])
-		}
-		for gi := range pl.groups {
-			g := &pl.groups[gi]
-			var cands [][]*rule
-			for bi := range g.buckets {
-				var rs []*rule
-				for _, r := range g.buckets[bi].rules {
-					if matches(r) {
-						rs = append(rs, r)
+			keyFrom := nsteps
+			for gi := range pl.groups {
+				g := &pl.groups[gi]
+				some := false
+				for bi := range g.buckets {
+					if len(g.buckets[bi].candidates(codes)) > 0 {
+						some = true
+						break
 					}
 				}
-				if rs != nil && cands == nil {
-					cands = make([][]*rule, len(g.buckets))
+				if !some {
+					continue
 				}
-				if rs != nil {
-					cands[bi] = rs
+				cellFrom := ncells
+				for bi := range g.buckets {
+					if fill {
+						b := &g.buckets[bi]
+						cells[ncells] = cell{cands: b.candidates(codes), pre: b.pre, preBits: b.preBits, hasPreBits: b.hasPreBits}
+					}
+					ncells++
 				}
+				if fill {
+					steps[nsteps] = step{lit: g.lit, cells: cells[cellFrom:ncells:ncells]}
+				}
+				nsteps++
 			}
-			if cands != nil {
-				table[key] = append(table[key], step{lit: g.lit, cands: cands, buckets: g.buckets})
+			if fill && nsteps > keyFrom {
+				table[key] = steps[keyFrom:nsteps:nsteps]
 			}
 		}
+		return ncells, nsteps
 	}
+	ncells, nsteps := walk(false)
+	cells, steps = make([]cell, ncells), make([]step, nsteps)
+	walk(true)
 	pl.table, pl.key0 = table, -1 // no slot read: one key
 	if len(keys) > 0 {
 		pl.key0, pl.keys = keys[0].slot, keys[1:]
@@ -91,6 +115,19 @@ func (pl *plan) tabulate(slotEnums [][]string) {
 	if len(pl.keys) == 0 {
 		pl.keys = nil
 	}
+}
+
+// candidates is the bucket's rules whose from matches the slots' codes
+// (an enum slot's index, by slot), from its state index.
+func (b *bucket) candidates(codes []int) []*rule {
+	if b.byState == nil {
+		return b.rules // no rule of the bucket reads a slot
+	}
+	key := codes[b.key0]
+	for _, k := range b.keys {
+		key += codes[k.slot] * k.stride
+	}
+	return b.byState[key]
 }
 
 // runSteps is run on a plan with a state table: the steps of the state
@@ -107,16 +144,17 @@ func (s *Session) runSteps(ev *Event, steps []step) error {
 				bi = x.find(ev)
 			}
 		}
-		cands := st.cands[bi]
+		c := &st.cells[bi]
+		cands := c.cands
 		if len(cands) == 0 {
 			continue
 		}
-		if b := &st.buckets[bi]; b.pre != nil {
-			if b.hasPreBits {
-				if f.Bits&b.preBits.Mask != b.preBits.Want {
+		if c.pre != nil {
+			if c.hasPreBits {
+				if f.Bits&c.preBits.Mask != c.preBits.Want {
 					continue
 				}
-			} else if !b.pre(f) {
+			} else if !c.pre(f) {
 				if f.Err != nil {
 					return s.fail(ev, cands[0], f.Err)
 				}
