@@ -89,6 +89,9 @@ type rule struct {
 	// bool facts), which run tests in place instead of calling when.
 	bits    lang.BitTest
 	hasBits bool
+	// plain is set when the rule's sets are all constants and its effects
+	// all static, so firing it evaluates nothing (see runSteps).
+	plain bool
 	// when is the guard left to test once the rule's bucket is chosen:
 	// the whole guard, or the conjuncts after the literal the group
 	// dispatches on; nil when nothing is left.
@@ -248,6 +251,7 @@ func newRule(cr *rules.CompiledRule) *rule {
 		r.effects = append(r.effects, ef)
 	}
 	r.statics = staticEffects(r.effects)
+	r.plain = len(r.sets) == 0 && r.statics != nil
 	return r
 }
 

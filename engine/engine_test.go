@@ -225,3 +225,44 @@ func TestDerivedEvaluatesWithoutDeciding(t *testing.T) {
 		t.Errorf("Derived changed the state")
 	}
 }
+
+// A guard can come out true from a part that failed (`bad || true`): the
+// event is rejected all the same, whether the rule evaluates something
+// when it fires or nothing (its effects static, its sets constants), and
+// the state is as it was.
+func TestGuardTrueAfterAnErrorRejects(t *testing.T) {
+	for _, rule := range []string{
+		`set = { last = "'fixed'" }
+    effect "notify" {
+      level = "info"
+      text  = "'static'"
+    }`,
+		`set = { last = "event.window_id" }`,
+	} {
+		e := load(t, `
+policy "p" {}
+slot "last" {
+  type = string
+}
+group "g" {
+  rule "r" {
+    on   = "request"
+    when = "int(event.window_id) > 0 || true"
+    `+rule+`
+  }
+}
+`)
+		s := e.NewSession()
+		if d, err := s.Decide(event(t, `{"event":"request","window_id":"1"}`)); err != nil || len(d.Rules) != 1 {
+			t.Fatalf("%s: a guard without error: %v, %v", rule, d, err)
+		}
+		before := s.Snapshot()
+		d, err := s.Decide(event(t, `{"event":"request","window_id":"x"}`))
+		if err == nil || !strings.Contains(err.Error(), "rule r") {
+			t.Fatalf("%s: decided %v, want the event rejected by rule r", rule, d)
+		}
+		if after := s.Snapshot(); string(after) != string(before) {
+			t.Errorf("%s: the state changed from %s to %s", rule, before, after)
+		}
+	}
+}

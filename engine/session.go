@@ -66,7 +66,12 @@ func (s *Session) decide(ev *Event, explain *[]Consideration) (*Decision, error)
 		if d.Explain != nil {
 			d.Explain = nil
 		}
-		err = s.run(ev)
+		// A plan with a state table runs it from here, one call less.
+		if pl := &s.eng.plans[ev.kind]; pl.built.Load() && pl.table != nil {
+			err = s.runSteps(ev, pl.table[pl.key(s.state)])
+		} else {
+			err = s.run(ev)
+		}
 	} else {
 		err = s.runExplained(ev, explain)
 		d.Explain = *explain
@@ -149,14 +154,7 @@ func (s *Session) run(ev *Event) error {
 		}
 	}
 	if t := pl.table; t != nil {
-		key := 0
-		if pl.key0 >= 0 {
-			key = int(state[pl.key0].Num)
-			for _, k := range pl.keys {
-				key += int(state[k.slot].Num) * k.stride
-			}
-		}
-		return s.runSteps(ev, t[key])
+		return s.runSteps(ev, t[pl.key(state)])
 	}
 	// A plan too large to tabulate: each bucket's own state index.
 	plan := pl.groups

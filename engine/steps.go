@@ -117,6 +117,18 @@ func (pl *plan) tabulate(slotEnums [][]string) {
 	}
 }
 
+// key is the state table's key of the state.
+func (pl *plan) key(state []lang.Value) int {
+	if pl.key0 < 0 {
+		return 0
+	}
+	key := int(state[pl.key0].Num)
+	for _, k := range pl.keys {
+		key += int(state[k.slot].Num) * k.stride
+	}
+	return key
+}
+
 // candidates is the bucket's rules whose from matches the slots' codes
 // (an enum slot's index, by slot), from its state index.
 func (b *bucket) candidates(codes []int) []*rule {
@@ -172,6 +184,14 @@ func (s *Session) runSteps(ev *Event, steps []step) error {
 					return s.fail(ev, r, f.Err)
 				}
 				continue
+			}
+			// The first rule to fire in the event, when plain, fires as
+			// fire would fire it, without the call.
+			if d := &s.decision; r.plain && len(d.Effects) == 0 && f.Err == nil {
+				s.fired = append(s.fired, firing{r: r, sets: len(s.writes)})
+				d.Effects, s.effectsShared = r.statics, true
+				d.Rules = append(d.Rules, r.name)
+				break
 			}
 			if err := s.fire(r); err != nil {
 				return s.fail(ev, r, err)
