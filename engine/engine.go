@@ -206,11 +206,7 @@ func (e *Engine) build(k int) {
 	}
 	pl.groups = groups
 	pl.pack()
-	enums := make([][]string, len(p.Slots))
-	for i, sl := range p.Slots {
-		enums[i] = sl.Enum
-	}
-	pl.tabulate(enums)
+	pl.tabulate(p.Slots)
 	pl.built.Store(true)
 }
 

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/resetpolicy/resetpolicy/rules/lang"
+import (
+	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+)
 
 // A plan's state table: which of its groups can fire at all, and with
 // which rules, is a function of the enum slots the plan's `from` clauses
@@ -35,7 +38,7 @@ const maxTableCells = 1 << 14
 // slots its rules read have more combinations than maxStateTable, or the
 // table would exceed maxTableCells. A plan whose rules read no slot has
 // one key. The rules must be packed.
-func (pl *plan) tabulate(slotEnums [][]string) {
+func (pl *plan) tabulate(slots []*rules.Slot) {
 	seen := map[int]bool{}
 	var keys []stateKey
 	size := 1
@@ -46,7 +49,7 @@ func (pl *plan) tabulate(slotEnums [][]string) {
 			}
 			seen[f.slot] = true
 			keys = append(keys, stateKey{slot: f.slot, stride: size})
-			size *= len(slotEnums[f.slot])
+			size *= len(slots[f.slot].Enum)
 			if size > maxStateTable {
 				return
 			}
@@ -59,7 +62,7 @@ func (pl *plan) tabulate(slotEnums [][]string) {
 	if size*buckets > maxTableCells {
 		return
 	}
-	codes := make([]int, len(slotEnums))
+	codes := make([]int, len(slots))
 	// Every key's steps and cells are slices of two arrays, counted first
 	// and then filled; a cell's candidates are its bucket's state index's
 	// list for the key.
@@ -71,7 +74,7 @@ func (pl *plan) tabulate(slotEnums [][]string) {
 	walk := func(fill bool) (ncells, nsteps int) {
 		for key := range table {
 			for _, k := range keys {
-				codes[k.slot] = key / k.stride % len(slotEnums[k.slot])
+				codes[k.slot] = key / k.stride % len(slots[k.slot].Enum)
 			}
 			keyFrom := nsteps
 			for gi := range pl.groups {

@@ -11,14 +11,18 @@ package lang
 // ca*Facts[i] + k, or, when two, Facts[i] + cb*Facts[j] + k. Each shape
 // is built only where it computes exactly what the expression's own
 // operators compute, in the same order, up to the sign of a zero, which
-// no comparison sees: ca and cb are ±1 or the constant of a product, and
-// k is added last, once.
+// no comparison sees: ca is ±1 or the constant of a product, cb ±1, and
+// k is added last, to a form that holds none.
 type linear struct {
-	two        bool
-	i, j       int
-	ca, cb, k  float64
-	sumOfFacts bool // two, and k not yet added
+	two       bool
+	i, j      int
+	ca, cb, k float64
 }
+
+// bare tells that t holds no constant yet, so that one can be added
+// exactly as the expression adds it (a constant of 0 added before changes
+// only the sign of a zero).
+func (t *linear) bare() bool { return t != nil && t.k == 0 }
 
 func (t *linear) at(fs []Value) float64 {
 	if t.two {
@@ -41,7 +45,7 @@ func combine(op string, l, r *linear, lk, rk *float64) *linear {
 		if op == "-" {
 			cb = -1
 		}
-		return &linear{two: true, i: l.i, j: r.i, cb: cb, sumOfFacts: true}
+		return &linear{two: true, i: l.i, j: r.i, cb: cb}
 	case single(l) && rk != nil:
 		switch op {
 		case "+":
@@ -60,16 +64,16 @@ func combine(op string, l, r *linear, lk, rk *float64) *linear {
 		case "*":
 			return &linear{i: r.i, ca: *lk}
 		}
-	case l != nil && l.sumOfFacts && rk != nil && (op == "+" || op == "-"):
+	case l.bare() && rk != nil && (op == "+" || op == "-"):
 		t := *l
-		t.k, t.sumOfFacts = *rk, false
+		t.k = *rk
 		if op == "-" {
 			t.k = -*rk
 		}
 		return &t
-	case lk != nil && r != nil && r.sumOfFacts && op == "+":
+	case lk != nil && r.bare() && op == "+":
 		t := *r
-		t.k, t.sumOfFacts = *lk, false
+		t.k = *lk
 		return &t
 	}
 	return nil

@@ -30,6 +30,7 @@ func TestLinearCompareIsTheComparison(t *testing.T) {
 		"event.a * param.half", "param.half * event.b", "event.b * 0",
 		"event.a + event.b", "event.a - event.b", "event.b - event.b",
 		"(event.a - event.b) + param.k", "(event.a - event.b) - param.half", "param.k + (event.a + event.c)",
+		"event.b * param.half + param.k", "param.k + event.a * param.half", "(param.k - event.b) - param.half",
 		// shapes without a linear form, compared by the general closures
 		"(event.a + param.k) + param.half", "event.a * event.b", "state.n + event.a",
 	}
@@ -104,6 +105,9 @@ func TestLinearForms(t *testing.T) {
 		{"event.a - event.b", true},
 		{"(event.a - event.b) + param.k", true},
 		{"param.k + (event.a - event.b)", true},
+		{"event.b * param.half + param.k", true},
+		{"(param.k - event.a) - param.half", false}, // holds a constant already
+		{"(event.b * param.half) * param.k", false},
 		{"remaining", true},
 		{"remaining - param.k", true},
 		{"kept", false}, // kept in the frame: read through its memo
