@@ -28,6 +28,11 @@
 
 policy "new_context" {
   description = "The agent ends its window with new_context; every host compaction becomes a retain-none reset, explicit requests compact at settle through identified attempts."
+  # Every reset of this design happens inside the host's own compaction
+  # (before_compact answered with provide_reset). A host whose plugins cannot
+  # answer a compaction (opencode) would run it without its resets at all, so
+  # the policy runs on Pi only and says so at load elsewhere.
+  hosts = ["pi"]
 }
 
 # ---------------------------------------------------------------- params

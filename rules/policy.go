@@ -14,6 +14,10 @@ type Policy struct {
 	Name        string
 	Description string
 	DeclRange   hcl.Range
+	// Hosts, when the policy block declares them, are the only hosts the
+	// policy runs on faithfully (hosts.go); empty means every host.
+	Hosts      []string
+	HostsRange hcl.Range
 	// File is the project file that took this policy with `use`, if any.
 	File string
 	// Composition, for a file that uses a built-in, says what it added,
@@ -165,7 +169,7 @@ var policySchema = &hcl.BodySchema{
 }
 
 var policyBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "hosts"}},
 }
 
 // decodePolicy decodes every block of a policy file, checking names and
@@ -240,6 +244,9 @@ func (p *Policy) decodeBlocks(blocks hcl.Blocks, seen *decls, extend bool) hcl.D
 				s, d := literalString(a.Expr, "description")
 				diags = append(diags, d...)
 				p.Description = s
+			}
+			if a, ok := attrs.Attributes["hosts"]; ok {
+				diags = append(diags, p.decodeHosts(a)...)
 			}
 		case "param":
 			if dup("param", name, rng) {

@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
 	"github.com/spf13/cobra"
 )
 
@@ -16,6 +19,7 @@ func newCheckCmd() *cobra.Command {
 		sets   []string
 		werror bool
 		asJSON bool
+		onHost string
 	)
 	cmd := &cobra.Command{
 		Use:   "check [FILE|DIR|NAME...]",
@@ -24,7 +28,10 @@ func newCheckCmd() *cobra.Command {
 built-in by name — validates it against the host contract and compiles every
 expression. Problems are printed as file:line:col with the offending line.
 Warnings name dead parts — a param, slot, derived value or message that
-nothing reads; -Werror makes them errors.
+nothing reads; -Werror makes them errors. With --host, every rule that leans
+on what that host cannot do (an event it never reports, an effect it cannot
+carry out) is a warning at the rule, and a policy whose hosts leave that host
+out is an error ('resetpolicy contract' lists each host's gaps).
 With no arguments it checks the policy in force in this directory, as Pi
 runs it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
 RESETPOLICY_*, --set; see 'resetpolicy config'); 'check policies' checks the
@@ -33,9 +40,14 @@ built-ins' sources.
 Exit status: 0 when every policy is valid, 1 when any is not.`,
 		Example: `  resetpolicy check policies/wipe_memory.hcl
   resetpolicy check .pi/resetpolicy.hcl --set warning_runway=8192
-  resetpolicy check testdata/invalid/unknown_fact.hcl`,
+  resetpolicy check testdata/invalid/unknown_fact.hcl
+  resetpolicy check --host opencode wipe_memory`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, err := parseSet(sets)
+			if err != nil {
+				return err
+			}
+			host, err := lookupHost(onHost)
 			if err != nil {
 				return err
 			}
@@ -77,6 +89,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				}
 				if p != nil && !diags.HasErrors() {
 					diags.Diagnostics = append(diags.Diagnostics, rules.DeadParts(p)...)
+					diags.Diagnostics = append(diags.Diagnostics, p.HostGaps(host)...)
 					if werror {
 						for _, d := range diags.Diagnostics {
 							d.Severity = hcl.DiagError
@@ -125,6 +138,19 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per policy, with its diagnostics, instead of text")
+	cmd.Flags().StringVar(&onHost, "host", contract.DefaultHost, "name what of the policy this host cannot do: "+strings.Join(contract.HostNames(), ", "))
 	cmd.Flags().BoolVar(&werror, "Werror", false, "treat warnings (such as a param, slot, derived value or message nothing reads) as errors")
 	return cmd
+}
+
+// lookupHost resolves a --host flag.
+func lookupHost(name string) (*contract.Host, error) {
+	if h, ok := contract.LookupHost(name); ok {
+		return h, nil
+	}
+	names := contract.HostNames()
+	if s := lang.Suggest(name, names); s != "" {
+		return nil, usage("--host %q is not a host%s", name, s)
+	}
+	return nil, usage("--host %q is not a host; the hosts are %s", name, strings.Join(names, ", "))
 }

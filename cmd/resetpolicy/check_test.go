@@ -109,3 +109,26 @@ func TestUsageErrorsExit2(t *testing.T) {
 		}
 	}
 }
+
+// check --host names what of a policy the host cannot do: a warning at
+// each rule (an error with -Werror), and an error for a policy whose
+// hosts leave the host out; an unknown host is a usage error.
+func TestCheckHost(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "check", "--host", "opencode", "wipe_memory")
+	if code != 0 || !strings.Contains(stdout, "wipe_memory: ok") ||
+		!strings.Contains(stderr, "policies/wipe_memory.hcl:") || !strings.Contains(stderr, "warning: Rule never fires on opencode") {
+		t.Errorf("wipe_memory on opencode: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "check", "--host", "opencode", "-Werror", "wipe_memory"); code != 1 || !strings.Contains(stderr, "error: Rule never fires on opencode") {
+		t.Errorf("-Werror: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "check", "--host", "opencode", "new_context"); code != 1 || !strings.Contains(stderr, `error: Policy not for this host`) {
+		t.Errorf("new_context on opencode: exit %d\n%s", code, stderr)
+	}
+	if stdout, stderr, code := runCLI(t, "", "check", "new_context"); code != 0 || stderr != "" || !strings.Contains(stdout, "new_context: ok") {
+		t.Errorf("new_context on Pi: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "check", "--host", "opnecode", "wipe_memory"); code != 2 || !strings.Contains(stderr, `did you mean "opencode"?`) {
+		t.Errorf("unknown host: exit %d\n%s", code, stderr)
+	}
+}

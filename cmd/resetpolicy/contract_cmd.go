@@ -24,7 +24,9 @@ func newContractCmd() *cobra.Command {
 		Short: "Print the host contract: every event with its facts, every effect with its arguments",
 		Long: `contract prints the host contract the policies are written against: the facts
 every event carries, each event with its own facts (type, default, meaning)
-and when the Pi host reports it, and each effect with its arguments. It is
+and when the Pi host reports it, each effect with its arguments, and per host
+(pi, opencode) the events it never reports and the effects it cannot carry
+out. It is
 generated from the declarations in rules/contract; docs/contract.md is its
 --markdown form. With --scenario it prints the step blocks of simulate's
 scenario files instead (docs/scenario.md).`,
@@ -80,6 +82,21 @@ func writeContractText(w io.Writer) error {
 				doc = strings.TrimPrefix(doc+"; one of "+strings.Join(a.Enum, ", "), "; ")
 			}
 			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", a.Name, a.Type, req, doc)
+		}
+		tw.Flush()
+	}
+	for _, h := range r.Hosts {
+		fmt.Fprintf(bw, "\nhost %s  (%s)\n  %s\n", h.Name, h.Adapter, h.Doc)
+		if len(h.Unreported)+len(h.Unsupported) == 0 {
+			fmt.Fprintf(bw, "  reports every event and carries out every effect\n")
+			continue
+		}
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		for _, g := range h.Unreported {
+			fmt.Fprintf(tw, "    event %s\tnever reported\t%s\n", g.Name, g.Why)
+		}
+		for _, g := range h.Unsupported {
+			fmt.Fprintf(tw, "    effect %s\tnot carried out\t%s\n", g.Name, g.Why)
 		}
 		tw.Flush()
 	}

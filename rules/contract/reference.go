@@ -13,6 +13,25 @@ type Reference struct {
 	CommonFacts []FactRef   `json:"common_facts"`
 	Events      []EventRef  `json:"events"`
 	Effects     []EffectRef `json:"effects"`
+	// Hosts says, per host, what of the contract it lacks.
+	Hosts []HostRef `json:"hosts"`
+}
+
+// HostRef is one host as the reference shows it: what it never reports
+// and what it cannot carry out, each with the reason. Everything else of
+// the contract it reports and carries out.
+type HostRef struct {
+	Name        string   `json:"name"`
+	Adapter     string   `json:"adapter"`
+	Doc         string   `json:"doc"`
+	Unreported  []GapRef `json:"unreported_events"`
+	Unsupported []GapRef `json:"unsupported_effects"`
+}
+
+// GapRef is an event or effect a host lacks, and why.
+type GapRef struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 // FactRef is one fact as the reference shows it.
@@ -75,6 +94,21 @@ func Ref() Reference {
 		}
 		r.Effects = append(r.Effects, er)
 	}
+	for _, h := range Hosts {
+		hr := HostRef{Name: h.Name, Adapter: h.Adapter, Doc: h.Doc, Unreported: []GapRef{}, Unsupported: []GapRef{}}
+		// In contract order, so the output is stable.
+		for _, e := range Events {
+			if ok, why := h.Reports(e.Name); !ok {
+				hr.Unreported = append(hr.Unreported, GapRef{e.Name, why})
+			}
+		}
+		for _, e := range Effects {
+			if ok, why := h.CarriesOut(e.Name); !ok {
+				hr.Unsupported = append(hr.Unsupported, GapRef{e.Name, why})
+			}
+		}
+		r.Hosts = append(r.Hosts, hr)
+	}
 	return r
 }
 
@@ -127,6 +161,7 @@ func WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	writeHosts(&b, r.Hosts)
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
@@ -175,4 +210,27 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeHosts writes, per host, what it lacks of the contract.
+func writeHosts(b *strings.Builder, hosts []HostRef) {
+	b.WriteString("## Hosts\n\n")
+	b.WriteString("A host reports every event and carries out every effect above but those listed here. ")
+	b.WriteString("`resetpolicy check --host NAME` names each rule of a policy that leans on one of them, at load; ")
+	b.WriteString("a policy block's `hosts = [...]` lists the only hosts the policy runs on.\n\n")
+	for _, h := range hosts {
+		fmt.Fprintf(b, "### `%s`\n\n%s (`%s`).\n\n", h.Name, upperFirst(h.Doc), h.Adapter)
+		if len(h.Unreported)+len(h.Unsupported) == 0 {
+			b.WriteString("Reports every event and carries out every effect.\n\n")
+			continue
+		}
+		b.WriteString("| lacks | kind | why |\n| --- | --- | --- |\n")
+		for _, g := range h.Unreported {
+			fmt.Fprintf(b, "| `%s` | event, never reported | %s |\n", g.Name, cell(g.Why))
+		}
+		for _, g := range h.Unsupported {
+			fmt.Fprintf(b, "| `%s` | effect, not carried out | %s |\n", g.Name, cell(g.Why))
+		}
+		b.WriteString("\n")
+	}
 }
