@@ -94,6 +94,14 @@ func (r *InitializeResult) appendJSON(b []byte) ([]byte, error) {
 	if r.SessionsReset {
 		b = append(b, `,"sessionsReset":true`...)
 	}
+	if r.Host != "" {
+		b = append(b, `,"host":`...)
+		b = engine.AppendJSONString(b, r.Host)
+	}
+	if r.HostGaps != 0 {
+		b = append(b, `,"hostGaps":`...)
+		b = strconv.AppendInt(b, int64(r.HostGaps), 10)
+	}
 	return append(b, '}'), nil
 }
 

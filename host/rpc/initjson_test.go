@@ -93,6 +93,8 @@ func everyField() InitializeResult {
 			{Severity: "warning", Summary: "only a summary"},
 		},
 		SessionsReset: true,
+		Host:          "opencode \"x\"",
+		HostGaps:      3,
 	}
 }
 

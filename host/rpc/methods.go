@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/valyala/fastjson"
 )
 
@@ -23,10 +25,20 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *Error) {
 	var p struct {
 		ProjectDir string `json:"projectDir"`
 		Trusted    bool   `json:"trusted"`
+		// Host names the client ("pi", "opencode"); "" is Pi.
+		Host string `json:"host"`
 	}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
+	if p.Host == "" {
+		p.Host = contract.DefaultHost
+	}
+	h, ok := contract.LookupHost(p.Host)
+	if !ok {
+		return nil, errorf(CodeInvalidParams, "params: host %q is not a host; the hosts are %s", p.Host, strings.Join(contract.HostNames(), ", "))
+	}
+	s.host = h
 	res := s.load(p.ProjectDir, p.Trusted)
 	if s.cur == nil {
 		return nil, errorf(CodeFailed, "%s", res.Error)
@@ -257,7 +269,7 @@ func (s *Server) saveParam(params json.RawMessage) (json.RawMessage, *Error) {
 	if rerr := s.projectWritable(); rerr != nil {
 		return nil, rerr
 	}
-	path, err := settings.SaveParam(s.projectDir, p.Name, text)
+	path, err := settings.SaveParam(s.projectDir, s.hostName(), p.Name, text)
 	if err != nil {
 		return nil, errorf(CodeFailed, "save param %s: %v", p.Name, err)
 	}

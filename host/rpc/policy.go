@@ -185,7 +185,23 @@ type InitializeResult struct {
 	// SessionsReset is set when the policy changed and the sessions of
 	// the previous one were dropped.
 	SessionsReset bool `json:"sessionsReset,omitempty"`
+	// Host is the host the policy was checked for, and HostGaps how many
+	// of its rules lean on what that host cannot do (each is a warning in
+	// Diagnostics, at the rule).
+	Host     string `json:"host,omitempty"`
+	HostGaps int    `json:"hostGaps,omitempty"`
 }
+
+// hostOrDefault is the host the client named, or Pi.
+func (s *Server) hostOrDefault() *contract.Host {
+	if s.host != nil {
+		return s.host
+	}
+	h, _ := contract.LookupHost(contract.DefaultHost)
+	return h
+}
+
+func (s *Server) hostName() string { return s.hostOrDefault().Name }
 
 // load resolves the settings for a project and loads their policy. On
 // failure the policy in force stays (or the built-in default comes in)
@@ -223,8 +239,15 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 			// not be a policy at all.
 			text := strings.TrimRight(rules.FormatDiagnosticsN(diags.Sources, diags.Diagnostics, noticeDiagnostics), "\n")
 			fail(fmt.Sprintf("policy %s failed to load:\n%s", set.Policy.Text, text), toDiagnostics(diags.Diagnostics))
+		} else if gaps := p.HostGaps(s.hostOrDefault()); gaps.HasErrors() {
+			text := strings.TrimRight(rules.FormatDiagnosticsN(diags.Sources, gaps, noticeDiagnostics), "\n")
+			fail(fmt.Sprintf("policy %s is not for %s:\n%s", set.Policy.Text, s.hostName(), text), toDiagnostics(gaps))
 		} else {
-			res.Diagnostics = toDiagnostics(diags.Diagnostics)
+			// What the host cannot do of the policy is named at load, each
+			// rule at its position, never found out as a no-op later.
+			res.Diagnostics = toDiagnostics(append(diags.Diagnostics, gaps...))
+			res.Host = s.hostName()
+			res.HostGaps = len(gaps)
 			l := newLoaded(p, set)
 			if s.cur != nil && s.sessions.len() > 0 && s.cur.fingerprint() != l.fingerprint() {
 				s.sessions.clear()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/settings"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
 	"github.com/valyala/fastjson"
 )
 
@@ -43,6 +44,9 @@ type Server struct {
 	dlog       *decisionLog
 	projectDir string
 	trusted    bool
+	// host is the host the client said it is at initialize (Pi when it
+	// said none): what of a policy it cannot do is checked at load.
+	host *contract.Host
 	// reused per request: the parser of request lines, the event decoder,
 	// and buffers for the result, the id and other methods' params.
 	parser fastjson.Parser

@@ -136,7 +136,7 @@ func TestSaveParamStaysInTheProject(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(projectDir, ".pi")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SaveParam(projectDir, "force_limit", "150000"); err == nil || !strings.Contains(err.Error(), "outside the project directory") {
+	if _, err := SaveParam(projectDir, "", "force_limit", "150000"); err == nil || !strings.Contains(err.Error(), "outside the project directory") {
 		t.Fatalf("SaveParam: %v", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {

@@ -21,8 +21,11 @@ var paramName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // (.pi/resetpolicy.yaml below projectDir), creating it when needed. Other
 // keys, params and comments in the file are kept. value is YAML text (a
 // number, a string, a list such as [5000, 10000]).
-func SaveParam(projectDir, name, value string) (string, error) {
-	return editParams(projectDir, name, func(params *yaml.Node) error {
+//
+// A project with no config file yet gets one where host keeps it (see
+// newConfigFile); "" is the default host, Pi.
+func SaveParam(projectDir, host, name, value string) (string, error) {
+	return editParams(projectDir, host, name, func(params *yaml.Node) error {
 		var v yaml.Node
 		if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
 			v = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: value}}}
@@ -43,7 +46,7 @@ func SaveParam(projectDir, name, value string) (string, error) {
 // file, so the policy's value applies again. A missing file or param is
 // not an error.
 func ClearParam(projectDir, name string) (string, error) {
-	return editParams(projectDir, name, func(params *yaml.Node) error {
+	return editParams(projectDir, "", name, func(params *yaml.Node) error {
 		for i := 0; i+1 < len(params.Content); i += 2 {
 			if params.Content[i].Value == name {
 				params.Content = append(params.Content[:i], params.Content[i+2:]...)
@@ -54,14 +57,20 @@ func ClearParam(projectDir, name string) (string, error) {
 	})
 }
 
-func editParams(projectDir, name string, edit func(params *yaml.Node) error) (string, error) {
+func editParams(projectDir, host, name string, edit func(params *yaml.Node) error) (string, error) {
 	if projectDir == "" {
 		return "", errors.New("no project directory")
 	}
 	if !paramName().MatchString(name) {
 		return "", fmt.Errorf("%q is not a param name", name)
 	}
-	path := filepath.Join(projectDir, ProjectConfigFile)
+	path, err := ProjectFile(projectDir, ProjectConfigFiles, "config")
+	if err != nil {
+		return filepath.Join(projectDir, ProjectConfigFile), err
+	}
+	if path == "" {
+		path = filepath.Join(projectDir, newConfigFile(projectDir, host))
+	}
 	// Written only inside the project (.pi/ may be a symlink leading out),
 	// and read as readConfig reads it.
 	if err := insideProject(projectDir, path); err != nil {
@@ -141,4 +150,18 @@ func editParams(projectDir, name string, edit func(params *yaml.Node) error) (st
 		return path, err
 	}
 	return path, nil
+}
+
+// newConfigFile is where a project's first saved param goes: beside the
+// project's shared policy file when it has one, so that every host reads
+// it; for Pi (host "" or "pi") in .pi/, where Pi projects have always kept
+// it; for any other host at the project's root, where every host reads it.
+func newConfigFile(projectDir, host string) string {
+	if info, err := os.Stat(filepath.Join(projectDir, SharedPolicyFile)); err == nil && !info.IsDir() {
+		return SharedConfigFile
+	}
+	if host == "" || host == "pi" {
+		return ProjectConfigFile
+	}
+	return SharedConfigFile
 }

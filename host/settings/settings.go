@@ -37,10 +37,25 @@ const (
 	EnvParamPrefix = EnvPrefix + "PARAM_"
 	// UserConfigFile is the user config, below os.UserConfigDir.
 	UserConfigFile = "resetpolicy/config.yaml"
-	// ProjectConfigFile is the project config, below the project directory.
+	// ProjectConfigFile is the project config, below the project directory,
+	// where Pi projects have always kept it.
 	ProjectConfigFile = ".pi/resetpolicy.yaml"
-	// ProjectPolicyFile is the project policy, below the project directory.
+	// ProjectPolicyFile is the project policy, below the project directory,
+	// where Pi projects have always kept it.
 	ProjectPolicyFile = ".pi/resetpolicy.hcl"
+	// SharedConfigFile and SharedPolicyFile are the same files at the
+	// project's root, read by every host and the CLI: a team that runs
+	// both Pi and opencode writes its policy once, there.
+	SharedConfigFile = ".resetpolicy.yaml"
+	SharedPolicyFile = ".resetpolicy.hcl"
+)
+
+// ProjectPolicyFiles and ProjectConfigFiles are where a project's policy
+// and config may live, below the project directory. At most one of each
+// may exist: two would leave a reader guessing which is in force.
+var (
+	ProjectPolicyFiles = []string{SharedPolicyFile, ProjectPolicyFile}
+	ProjectConfigFiles = []string{SharedConfigFile, ProjectConfigFile}
 )
 
 // DefaultPolicy is the policy in force when nothing else is configured.
@@ -216,18 +231,25 @@ func Load(o Options) (*Settings, error) {
 
 	// 3. The project, when trusted.
 	if o.ProjectDir != "" && o.Trusted {
-		pol := filepath.Join(o.ProjectDir, ProjectPolicyFile)
-		if info, err := os.Stat(pol); err == nil && !info.IsDir() {
+		pol, err := ProjectFile(o.ProjectDir, ProjectPolicyFiles, "policy")
+		if err != nil {
+			return nil, err
+		}
+		if pol != "" {
 			if err := insideProject(o.ProjectDir, pol); err != nil {
 				return nil, fmt.Errorf("project policy %s: %w", pol, err)
 			}
 			s.Policy = Value{Text: pol, Origin: Origin{LayerProjectPolicy, pol}}
 			s.Files = append(s.Files, pol)
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("project policy: %w", err)
 		}
-		if err := s.readConfig(filepath.Join(o.ProjectDir, ProjectConfigFile), LayerProject, false, home); err != nil {
+		cfg, err := ProjectFile(o.ProjectDir, ProjectConfigFiles, "config")
+		if err != nil {
 			return nil, err
+		}
+		if cfg != "" {
+			if err := s.readConfig(cfg, LayerProject, false, home); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -587,4 +609,29 @@ func (s *Settings) Entries() []Entry {
 		out = append(out, Entry{KeyParams + "." + ov.Name, ov.Raw, ov.Origin})
 	}
 	return out
+}
+
+// ProjectFile finds the one of names (below dir) that exists, or "" when
+// none does. Two that exist are an error naming both: which one is in
+// force would otherwise depend on an order the user cannot see.
+func ProjectFile(dir string, names []string, what string) (string, error) {
+	found := ""
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		info, err := os.Stat(path)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return "", fmt.Errorf("project %s: %w", what, err)
+		}
+		if info.IsDir() {
+			continue
+		}
+		if found != "" {
+			return "", fmt.Errorf("project %s: both %s and %s exist; keep one (%s is read by every host)", what, found, path, names[0])
+		}
+		found = path
+	}
+	return found, nil
 }

@@ -247,10 +247,10 @@ func TestSaveAndClearParam(t *testing.T) {
 	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SaveParam(dir, "force_limit", "200000"); err != nil {
+	if _, err := SaveParam(dir, "", "force_limit", "200000"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SaveParam(dir, "notice_limit", "120000"); err != nil {
+	if _, err := SaveParam(dir, "", "notice_limit", "120000"); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -274,10 +274,10 @@ func TestSaveAndClearParam(t *testing.T) {
 	if strings.Contains(string(b), "force_limit") {
 		t.Errorf("force_limit still saved:\n%s", b)
 	}
-	if _, err := SaveParam(dir, "../evil", "1"); err == nil {
+	if _, err := SaveParam(dir, "", "../evil", "1"); err == nil {
 		t.Error("a bad param name was accepted")
 	}
-	if _, err := SaveParam(t.TempDir(), "force_limit", "1"); err != nil {
+	if _, err := SaveParam(t.TempDir(), "", "force_limit", "1"); err != nil {
 		t.Errorf("saving into a project without a config: %v", err)
 	}
 }
