@@ -33,9 +33,9 @@ on what that host cannot do (an event it never reports, an effect it cannot
 carry out) is a warning at the rule, and a policy whose hosts leave that host
 out is an error ('resetpolicy contract' lists each host's gaps).
 With no arguments it checks the policy in force in this directory, as Pi
-runs it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
-RESETPOLICY_*, --set; see 'resetpolicy config'); 'check policies' checks the
-built-ins' sources.
+runs it (.resetpolicy.hcl or .pi/resetpolicy.hcl, the project config, the
+user config, RESETPOLICY_*, --set; see 'resetpolicy config'); 'check
+policies' checks the built-ins' sources.
 
 Exit status: 0 when every policy is valid, 1 when any is not.`,
 		Example: `  resetpolicy check policies/wipe_memory.hcl

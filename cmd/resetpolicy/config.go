@@ -33,9 +33,12 @@ Precedence, lowest first; a later source wins key by key, param by param:
   1. built-in defaults          policy wipe_memory, no overrides, no decision log
   2. user config file           $XDG_CONFIG_HOME/resetpolicy/config.yaml
                                 (or RESETPOLICY_CONFIG, or --config)
-  3. project, when trusted      .pi/resetpolicy.hcl (becomes the policy;
-                                the values it sets win over the user
-                                config's), then .pi/resetpolicy.yaml
+  3. project, when trusted      .resetpolicy.hcl or .pi/resetpolicy.hcl
+                                (becomes the policy; the values it sets
+                                win over the user config's), then
+                                .resetpolicy.yaml or .pi/resetpolicy.yaml;
+                                the files at the root are read by every
+                                host, and two of one kind are an error
   4. environment                RESETPOLICY_POLICY, RESETPOLICY_DECISION_LOG,
                                 RESETPOLICY_PARAM_<NAME>
   5. flags                      --policy, --set NAME=VALUE, --decision-log

@@ -40,8 +40,8 @@ per event:
 "rules" are the rules that fired, in order; "effects" what the host must do.
 
 --policy is a built-in name or a policy file; without it eval runs the
-policy Pi runs in this directory (see 'resetpolicy config'): .pi/resetpolicy.hcl,
-.pi/resetpolicy.yaml, the user config, RESETPOLICY_POLICY and
+policy Pi runs in this directory (see 'resetpolicy config'): .resetpolicy.hcl
+or .pi/resetpolicy.hcl, the project config, the user config, RESETPOLICY_POLICY and
 RESETPOLICY_PARAM_*, else wipe_memory. Which policy and params it used is
 printed on stderr as a "# policy …" line (-q leaves it out). --state starts from a snapshot: a
 JSON object of slots, or a line of earlier eval output. --explain adds

@@ -26,8 +26,10 @@ compactedAtLeaf, suppressTreeSummary), saveParam and clearParam.
 
 initialize loads the settings for the project (see 'resetpolicy config
 --help' for their precedence) and the policy they name; the project's files
-(.pi/resetpolicy.hcl, .pi/resetpolicy.yaml) are read only when trusted is
-true. A policy that fails to load leaves the last good one (or the built-in
+(.resetpolicy.hcl and .resetpolicy.yaml, or the same in .pi/) are read only
+when trusted is true. initialize's host ("pi", the default, or "opencode")
+checks the policy for that host: a policy whose hosts leave it out is
+refused, and each rule that leans on what the host cannot do is a warning. A policy that fails to load leaves the last good one (or the built-in
 wipe_memory) in force and the result carries its diagnostics. Its property
 and verify blocks are not read: they are verify's, and 'resetpolicy check'
 reports a mistake in them.

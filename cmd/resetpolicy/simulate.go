@@ -46,8 +46,8 @@ that continues in a fresh window.
 
 --policy is a built-in name or a policy file; without it a --scenario file's
 policy line is used, else the policy in force in this directory as Pi runs
-it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
-RESETPOLICY_POLICY and RESETPOLICY_PARAM_*; see 'resetpolicy config'), else
+it (.resetpolicy.hcl or .pi/resetpolicy.hcl, the project config, the user
+config, RESETPOLICY_POLICY and RESETPOLICY_PARAM_*; see 'resetpolicy config'), else
 wipe_memory. The first line says which policy and params ran. --set overrides a
 param after the scenario's own overrides. --out writes the session as Pi JSONL.
 --plot draws context per turn with the policy's thresholds and decisions, as

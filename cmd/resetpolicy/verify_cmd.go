@@ -44,8 +44,9 @@ is the author's bound: what it finds holds within it only, and says so). The
 result is for the param values in force, which it prints.
 
 With no arguments it verifies the policy in force in this directory, as Pi
-runs it (.pi/resetpolicy.hcl, .pi/resetpolicy.yaml, the user config,
-RESETPOLICY_*, --set; see 'resetpolicy config'), and says which it used.
+runs it (.resetpolicy.hcl or .pi/resetpolicy.hcl, the project config, the
+user config, RESETPOLICY_*, --set; see 'resetpolicy config'), and says which
+it used.
 Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 		Example: `  resetpolicy verify wipe_memory
   resetpolicy verify .pi/resetpolicy.hcl --set warning_runway=8192

@@ -11,10 +11,14 @@
 //  2. the user config file, $XDG_CONFIG_HOME/resetpolicy/config.yaml
 //     (os.UserConfigDir), or the file named by RESETPOLICY_CONFIG or --config;
 //  3. the project, only when the host says it is trusted: the project
-//     policy file .pi/resetpolicy.hcl (it becomes the policy, and the
-//     values it sets win over the user config's: a user param yields to
-//     the project file's value and is reported as shadowed), then the
-//     project config file .pi/resetpolicy.yaml;
+//     policy file .resetpolicy.hcl or .pi/resetpolicy.hcl (it becomes the
+//     policy, and the values it sets win over the user config's: a user
+//     param yields to the project file's value and is reported as
+//     shadowed), then the project config file .resetpolicy.yaml or
+//     .pi/resetpolicy.yaml. The files at the project's root are read by
+//     every host and the CLI, so a team that runs Pi and opencode writes
+//     its policy once; the .pi/ ones are where Pi projects have kept them.
+//     Two of one kind are an error naming both;
 //  4. the environment: RESETPOLICY_POLICY, RESETPOLICY_DECISION_LOG and
 //     RESETPOLICY_PARAM_<NAME> (RESETPOLICY_PARAM_WARNING_RUNWAY=8192);
 //  5. flags: --policy, --set NAME=VALUE, --decision-log.
