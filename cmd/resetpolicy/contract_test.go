@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/host/scenario"
@@ -54,6 +55,11 @@ func TestContractReferenceIsComplete(t *testing.T) {
 	for _, e := range ref.Events {
 		if e.Reported == "" {
 			t.Errorf("event %s does not say when the Pi host reports it", e.Name)
+		}
+		// Printed as "reported when <Reported>", so it is a clause of its
+		// own: "reported when before each request" does not read.
+		if first, _, _ := strings.Cut(e.Reported, " "); first == "before" || first == "after" || first == "when" {
+			t.Errorf("event %s: %q does not follow \"reported when\"", e.Name, e.Reported)
 		}
 		for _, f := range append(e.Facts, ref.CommonFacts...) {
 			if f.Doc == "" {

@@ -134,10 +134,10 @@ var Events = []Event{
 		{Name: "args", Type: String, Default: "", Doc: "the text after the command name, trimmed"},
 		{Name: "dialog", Type: Bool, Default: false, Doc: "the host can ask the user with dialogs (Pi: ctx.hasUI, the terminal and RPC modes); the ask effect needs it"},
 	}},
-	{Name: "request", Hook: "context_with_system", Reported: "before each provider request (Pi context_with_system); an inject with deliver = \"request\" goes into this request", Facts: []Fact{
+	{Name: "request", Hook: "context_with_system", Reported: "Pi is about to send a provider request (context_with_system); an inject with deliver = \"request\" goes into this request", Facts: []Fact{
 		{Name: "user_input", Type: Bool, Default: false, Doc: "a real user message follows the latest reset boundary in the active window"},
 	}},
-	{Name: "turn_end", Hook: "turn_end", Reported: "after each turn, once its whole tool batch has run; the facts carry the turn's outcome and the usage at its end", Facts: []Fact{
+	{Name: "turn_end", Hook: "turn_end", Reported: "a turn has ended and its whole tool batch has run; the facts carry the turn's outcome and the usage at its end", Facts: []Fact{
 		{Name: "outcome", Type: String, Default: "completed", Enum: outcomes, Doc: "how the turn ended"},
 		{Name: "error", Type: String, Default: "", Enum: []string{"", "overflow", "other"}, Doc: "for an error: overflow (the context did not fit) or other"},
 		{Name: "synthetic_abort", Type: Bool, Default: false, Doc: "the assistant message says aborted though the user did not abort"},

@@ -69,7 +69,7 @@ group "request" {
   }
   rule "completed_turn_commits" {
     on   = "turn_end"
-#           ^ hover: after each turn
+#           ^ hover: a turn has ended
     from = { request = "pending" }
 #            ^ complete: request, !note
     when = "event.outcome == 'completed' && state.note != ''"
