@@ -107,3 +107,29 @@ func TestDidYouMeanEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// replay of a missing path says so alone: no policy header on stdout, the
+// message every command gives; with no path it says what it needs and
+// points at its own help.
+func TestReplayMissingPath(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "replay", "/nope")
+	if code != 2 || out != "" || errOut != "resetpolicy: /nope: no such file or directory\n" {
+		t.Errorf("replay /nope: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "", "replay")
+	if code != 2 || out != "" || !strings.Contains(errOut, "needs a session file") || !strings.Contains(errOut, "'resetpolicy replay --help'") {
+		t.Errorf("replay: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, "", "report", "--sessions", "/nope", "wipe_memory")
+	if code != 2 || !strings.Contains(errOut, "--sessions: /nope: no such file or directory") {
+		t.Errorf("report --sessions /nope: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// cobra's own refusals point at the help of the command that refused.
+func TestArgErrorPointsAtTheCommandsHelp(t *testing.T) {
+	_, errOut, code := runCLI(t, "", "contract", "extra")
+	if code != 2 || !strings.Contains(errOut, "Run 'resetpolicy contract --help' for usage.") {
+		t.Errorf("contract extra: exit %d, stderr %q", code, errOut)
+	}
+}

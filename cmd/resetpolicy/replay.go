@@ -77,7 +77,12 @@ PATH (go install github.com/resetpolicy/resetpolicy/cmd/resetpolicy-plot@latest)
   resetpolicy replay session.jsonl --compare warning_runway=8192,20000
   resetpolicy replay session.jsonl --compare policy=wipe_memory,new_context --plot budget.svg
   resetpolicy replay sessions/ --json > replay.jsonl`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usage("replay needs a session file (.jsonl) or a folder of them, such as ~/.pi/agent/sessions\nRun '%s --help' for usage.", cmd.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, args, namedPolicy(cmd), f)
 		},
@@ -196,16 +201,18 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 	if f.obeysWithin < 0 {
 		return usage("--assume-obeys-within takes a whole number of turns, 0 or more")
 	}
-	configs, labels, resolved, err := replayConfigs(cmd, f, policy, !f.asJSON)
-	if err != nil {
-		return err
-	}
+	// The sessions are found before the policy's header is printed, so a
+	// wrong path prints its error alone.
 	files, err := sessionfile.Walk(args)
 	if err != nil {
-		return usage("%v", err)
+		return usage("%v", pathError(err))
 	}
 	if len(files) == 0 {
 		return usage("no session files in %s", strings.Join(args, ", "))
+	}
+	configs, labels, resolved, err := replayConfigs(cmd, f, policy, !f.asJSON)
+	if err != nil {
+		return err
 	}
 	out := cmd.OutOrStdout()
 	bar := progress(cmd.ErrOrStderr(), f.progress, len(files))

@@ -361,7 +361,7 @@ func reportReplay(cmd *cobra.Command, policy string, paths []string, f replayFla
 	}
 	files, err := sessionfile.Walk(paths)
 	if err != nil {
-		return nil, usage("--sessions: %v", err)
+		return nil, usage("--sessions: %v", pathError(err))
 	}
 	if len(files) == 0 {
 		return nil, usage("--sessions: no session files in %s", strings.Join(paths, ", "))

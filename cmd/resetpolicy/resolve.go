@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -31,6 +32,16 @@ func checkPolicyArg(arg string) error {
 		return usage("%q is neither a file nor a built-in policy%s (built-ins: %s)", arg, lang.Suggest(arg, policies.Names()), strings.Join(policies.Names(), ", "))
 	}
 	return usage("%s: no such file or directory", arg)
+}
+
+// pathError words an error about a path as every command does,
+// "PATH: no such file or directory", without the system call's name.
+func pathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // readFile reads a file named on the command line; a missing one is a

@@ -160,7 +160,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // code.
 func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 	root.SetArgs(singleDashLongFlags(root, args))
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
@@ -171,7 +171,8 @@ func execute(root *cobra.Command, args []string, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	// Cobra's own errors (unknown command, bad args) are usage errors.
-	fmt.Fprintf(stderr, "resetpolicy: %v\nRun 'resetpolicy --help' for usage.\n", err)
+	// Cobra's own errors (unknown command, bad args) are usage errors,
+	// pointing at the help of the command that refused them.
+	fmt.Fprintf(stderr, "resetpolicy: %v\nRun '%s --help' for usage.\n", err, cmd.CommandPath())
 	return exitUsage
 }
