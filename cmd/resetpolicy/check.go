@@ -137,7 +137,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per policy, with its diagnostics, instead of text")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON array instead of text: an object per policy, with its diagnostics")
 	cmd.Flags().StringVar(&onHost, "host", contract.DefaultHost, "name what of the policy this host cannot do: "+strings.Join(contract.HostNames(), ", "))
 	cmd.Flags().BoolVar(&werror, "Werror", false, "treat warnings (such as a param, slot, derived value or message nothing reads) as errors")
 	return cmd

@@ -34,6 +34,10 @@ func TestCheckAndTestJSON(t *testing.T) {
 	if checks[0].OK || checks[0].Diagnostics[0].Line != 31 || !checks[1].OK || checks[1].Policy != "wipe_memory" {
 		t.Errorf("check --json: %+v", checks)
 	}
+	// The help says what the output is: one array, not a stream of objects.
+	if help, _, _ := runCLI(t, "", "check", "--help"); !strings.Contains(help, "print one JSON array") {
+		t.Errorf("check --help does not say --json prints one array:\n%s", help)
+	}
 	stdout, _, code = runCLI(t, "", "test", "--json", "--coverage", "testdata/compose")
 	var rep struct {
 		Results []struct {
