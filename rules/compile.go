@@ -233,12 +233,33 @@ func (c *compileCtx) ruleEvents(rs []*Rule) {
 			}
 		}
 		if !known && len(r.On) > 0 {
-			// No event compiles this rule below: check the rest of it
-			// against the facts every event has, so that one run reports
-			// its other problems too.
-			c.rule(r, c.common)
+			// No event compiles this rule below: check the rest of it, so
+			// that one run reports its other problems too, against the
+			// event the did-you-mean offers, or else against every fact of
+			// any event, so that a fact of the event meant is not reported
+			// as a second mistake.
+			c.rule(r, c.unknownEventEnv(r.On))
 		}
 	}
+}
+
+// unknownEventEnv is the environment a rule whose events are all unknown
+// is checked in.
+func (c *compileCtx) unknownEventEnv(names []string) *lang.Env {
+	for _, name := range names {
+		meant := lang.Closest(name, contract.EventNames())
+		for i := range contract.Events {
+			if contract.Events[i].Name == meant {
+				ev := &contract.Events[i]
+				return &lang.Env{EventName: ev.Name, Event: FactFields(ev), CheckerEvent: checkerFacts()[i], State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
+			}
+		}
+	}
+	all := slices.Clone(checkerFacts()[0])
+	for i := range all {
+		all[i].Index = i
+	}
+	return &lang.Env{EventName: "(any)", Event: all, State: c.state, Params: c.params, Messages: c.messages, Top: c.derived, Folded: &c.folded, Trees: &c.trees}
 }
 
 // plan compiles, into plan, the rules of the i-th event of the contract.

@@ -166,6 +166,16 @@ func children(n ast.Node) []ast.Node {
 func Suggest(name string, names []string) string { return suggest(name, names) }
 
 func suggest(name string, names []string) string {
+	best := Closest(name, names)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// Closest is the name of names that a did-you-mean offers for name, or ""
+// when none is close enough.
+func Closest(name string, names []string) string {
 	best, bestD := "", -1
 	for _, n := range names {
 		d := levenshtein.Distance(name, n, nil)
@@ -176,10 +186,7 @@ func suggest(name string, names []string) string {
 			best, bestD = n, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return best
 }
 
 // cnode is a compiled node: its type, the enum its value comes from (for
