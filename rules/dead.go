@@ -15,11 +15,17 @@ var hostMessages = map[string]bool{"boot": true, "continuation": true, "reset_no
 // or validation reads, a slot no rule tests or reads (written only, it
 // changes nothing), a derived value no expression reads, a message no
 // effect or expression names (boot, continuation and reset_notice are read by the host).
-// They are warnings: the policy runs the same without them.
+// They are warnings: the policy runs the same without them. In a file that
+// uses a built-in, the built-in's own declarations are not warned about: the
+// author cannot drop them, and a tuned built-in that no longer sends one of
+// its messages is not a mistake of the file.
 func DeadParts(p *Policy) hcl.Diagnostics {
 	refs := references(p)
 	var diags hcl.Diagnostics
 	warn := func(rng hcl.Range, kind, name, detail string) {
+		if p.Composition != nil && p.Composition.DeclOrigin(rng) == Inherited {
+			return
+		}
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Unused " + kind,
 			Detail: kind + " " + quote(name) + " " + detail, Subject: ptr(rng)})
 	}

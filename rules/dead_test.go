@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,5 +78,36 @@ func TestDeadPartsAreWarned(t *testing.T) {
 		for _, d := range rules.DeadParts(b) {
 			t.Errorf("built-in %s: %s: %s", n, d.Summary, d.Detail)
 		}
+	}
+}
+
+// In a file that uses a built-in, only the file's own dead parts are
+// warned about: the built-in's tool_off, no longer sent once the file
+// replaces the one rule that sends it, is not the author's to drop.
+func TestDeadPartsOfAComposedFileAreTheFilesOwn(t *testing.T) {
+	p, diags := loadCompose(t, "team.hcl", `use "wipe_memory" {}
+
+message "orphan" {
+  text = "sent by nothing"
+}
+
+override "tool_refused_while_disabled" {
+  on   = "tool"
+  when = "event.name == 'wipe_memory' && !event.enabled"
+  effect "reply" {
+    text = "'switched off: /resetpolicy on'"
+  }
+}
+`)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	var got []string
+	for _, d := range rules.DeadParts(p) {
+		got = append(got, fmt.Sprintf("%s:%d %s", d.Subject.Filename, d.Subject.Start.Line, d.Detail))
+	}
+	want := []string{`team.hcl:3 message "orphan" is named by no effect and read by no expression; drop it, or send it`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

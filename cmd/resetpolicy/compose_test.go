@@ -254,3 +254,12 @@ func TestCheckWarnsDeadPartsAndWerror(t *testing.T) {
 		t.Errorf("the built-ins have dead parts:\n%s", stderr)
 	}
 }
+
+// The compose example replaces the one rule that sends the built-in's
+// tool_off: that is not the file's warning, so -Werror passes.
+func TestWerrorOfTheComposedExamplePasses(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "check", "-Werror", "testdata/compose/resetpolicy.hcl")
+	if code != 0 || strings.Contains(errOut, "policies/wipe_memory.hcl") {
+		t.Errorf("check -Werror: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -11,7 +11,6 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
 )
 
@@ -117,45 +116,25 @@ func TestDiagnosticsAreChecks(t *testing.T) {
 	}
 }
 
-// TestBuiltinProblemAtUse: a problem check finds in the built-in's source
-// (here a message left unused by a disable) is shown at the use label,
-// prefixed with its place, and once the built-in's source is written, with
-// that place as related information.
-func TestBuiltinProblemAtUse(t *testing.T) {
+// TestBuiltinsUnusedPartsAreNotTheFiles: a built-in message left unused by
+// a disable is not the composed file's problem, as check does not report it;
+// the file's own unused message is, at its place.
+func TestBuiltinsUnusedPartsAreNotTheFiles(t *testing.T) {
 	c := newClient(t, Options{})
 	uri, text := readFixture(t, "disable_unused.hcl")
 	c.open(uri, text)
-	got := c.diagnostics(uri, 1)
-	if len(got) != 1 {
-		t.Fatalf("%d diagnostics, want 1: %v", len(got), got)
+	if got := c.diagnostics(uri, 1); len(got) != 0 {
+		t.Fatalf("%d diagnostics, want none: %v", len(got), got)
 	}
-	d := got[0]
-	// The line of tool_off's block in the built-in, wherever it moves.
-	src, _ := policies.Source("wipe_memory")
-	line := 1 + strings.Count(string(src.Bytes[:strings.Index(string(src.Bytes), `message "tool_off"`)]), "\n")
-	if !strings.HasPrefix(d.Message, fmt.Sprintf("policies/wipe_memory.hcl:%d:1: Unused message\n", line)) || *d.Severity != protocol.DiagnosticSeverityWarning {
-		t.Errorf("message %q", d.Message)
-	}
-	if d.Range.Start.Line != 2 || d.Range.Start.Character != 4 {
-		t.Errorf("at %v, want the use label (2:4)", d.Range.Start)
-	}
-	// Publishing diagnostics writes nothing: the place is in the message
-	// until the built-in's source is written for a definition.
-	if len(d.RelatedInformation) != 0 {
-		t.Errorf("related %+v before the built-in is written", d.RelatedInformation)
-	}
-	var locs []protocol.Location
-	c.call("textDocument/definition", docPos(uri, 2, 6), &locs)
-	change(c, uri, 2, map[string]any{"text": text})
-	d = c.diagnostics(uri, 2)[0]
-	if len(d.RelatedInformation) != 1 || !strings.HasSuffix(d.RelatedInformation[0].Location.URI, "/wipe_memory.hcl") || d.RelatedInformation[0].Location.Range.Start.Line != uint32(line-1) {
-		t.Errorf("related %+v, want wipe_memory.hcl line %d", d.RelatedInformation, line)
+	change(c, uri, 2, map[string]any{"text": text + "\nmessage \"orphan\" {\n  text = \"x\"\n}\n"})
+	got := c.diagnostics(uri, 2)
+	if len(got) != 1 || !strings.HasPrefix(got[0].Message, "Unused message\n") || got[0].Range.Start.Line != 8 {
+		t.Errorf("diagnostics %+v, want the file's own unused message at line 9", got)
 	}
 }
 
 // TestCleanFilesAreClean: the repository's policies, test files and
-// scenarios, which check, test and simulate pass, get no error (a composed
-// policy's unused built-in parts are warnings, as check prints them).
+// scenarios, which check, test and simulate pass, get no error.
 func TestCleanFilesAreClean(t *testing.T) {
 	repo, _ := filepath.Abs("../..")
 	var files []string

@@ -1,5 +1,5 @@
 # Disabling the only rule that sends tool_off leaves that built-in message
-# unused: check warns about it in the built-in's source.
+# unused: the built-in's part, not this file's, so nothing is reported.
 use "wipe_memory" {}
 
 disable "tool_refused_while_disabled" {
