@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/hcl/v2"
 	"io"
 	"io/fs"
 	"math"
@@ -108,6 +109,9 @@ func (o Origin) String() string {
 type Value struct {
 	Text   string
 	Origin Origin
+	// Range and NameRange, for a value a config file gives, are where
+	// the file gives it and its name: a param's mistake is reported there.
+	Range, NameRange *hcl.Range `json:"-"`
 }
 
 // Settings are the effective settings.
@@ -124,6 +128,9 @@ type Settings struct {
 	DecisionLog Value
 	// Files lists the config and policy files that were read, in order.
 	Files []string
+	// configs are the YAML config files' bytes, by path, for the snippet
+	// of a mistake reported in one.
+	configs map[string][]byte
 	// ProjectDir and Trusted are what the settings were loaded for.
 	ProjectDir string
 	Trusted    bool
@@ -351,15 +358,21 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 		typ = "yaml"
 	}
 	v.SetConfigType(typ)
+	pl := places{file: path}
 	if typ == "yaml" || typ == "yml" {
 		// Decoded here, in linear time: see decodeYAML.
-		m, err := decodeYAML(b)
+		m, doc, err := decodeYAMLDoc(b)
 		if err != nil {
-			return fmt.Errorf("config %s: %w", path, err)
+			return yamlError(path, err)
 		}
 		if err := v.MergeConfigMap(m); err != nil {
 			return fmt.Errorf("config %s: %w", path, err)
 		}
+		pl = newPlaces(path, doc)
+		if s.configs == nil {
+			s.configs = map[string][]byte{}
+		}
+		s.configs[path] = b
 	} else if err := v.ReadConfig(bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
@@ -376,7 +389,7 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 		case KeyPolicy:
 			t, ok := val.(string)
 			if !ok || strings.TrimSpace(t) == "" {
-				return fmt.Errorf("config %s: %s must be a policy name or file", path, KeyPolicy)
+				return fmt.Errorf("%s: %s must be a policy name or file", pl.at(k), KeyPolicy)
 			}
 			pol := resolvePolicy(t, filepath.Dir(path), home)
 			if !IsBuiltinName(pol) {
@@ -385,14 +398,14 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 			}
 			if layer == LayerProject && !IsBuiltinName(pol) {
 				if err := insideProject(s.ProjectDir, pol); err != nil {
-					return fmt.Errorf("config %s: %s: %w", path, KeyPolicy, err)
+					return fmt.Errorf("%s: %s: %w", pl.at(k), KeyPolicy, err)
 				}
 			}
-			s.Policy = Value{Text: pol, Origin: origin}
+			s.Policy = Value{Text: pol, Origin: origin, Range: pl.value(k)}
 		case KeyDecisionLog:
 			t, ok := val.(string)
 			if !ok {
-				return fmt.Errorf("config %s: %s must be a file path", path, KeyDecisionLog)
+				return fmt.Errorf("%s: %s must be a file path", pl.at(k), KeyDecisionLog)
 			}
 			if t != "" {
 				t = expandHome(t, home)
@@ -402,7 +415,7 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 				t = filepath.Clean(t)
 				if layer == LayerProject {
 					if err := insideProject(s.ProjectDir, t); err != nil {
-						return fmt.Errorf("config %s: %s: %w", path, KeyDecisionLog, err)
+						return fmt.Errorf("%s: %s: %w", pl.at(k), KeyDecisionLog, err)
 					}
 				}
 			}
@@ -410,7 +423,7 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 		case KeyParams:
 			m, ok := val.(map[string]any)
 			if !ok {
-				return fmt.Errorf("config %s: %s must map param names to values", path, KeyParams)
+				return fmt.Errorf("%s: %s must map param names to values", pl.at(k), KeyParams)
 			}
 			names := make([]string, 0, len(m))
 			for n := range m {
@@ -420,12 +433,13 @@ func (s *Settings) readConfig(path string, layer Layer, required bool, home stri
 			for _, n := range names {
 				t, err := valueText(m[n])
 				if err != nil {
-					return fmt.Errorf("config %s: params.%s: %w", path, n, err)
+					return fmt.Errorf("%s: params.%s: %w", pl.paramAt(n), n, err)
 				}
-				s.setParam(n, Value{Text: t, Origin: origin})
+				val, name := pl.param(n)
+				s.setParam(n, Value{Text: t, Origin: origin, Range: val, NameRange: name})
 			}
 		default:
-			return fmt.Errorf("config %s: unknown key %q (known: %s, %s, %s)", path, k, KeyPolicy, KeyParams, KeyDecisionLog)
+			return fmt.Errorf("%s: unknown key %q (known: %s, %s, %s)", pl.at(k), k, KeyPolicy, KeyParams, KeyDecisionLog)
 		}
 	}
 	s.Files = append(s.Files, path)
@@ -576,7 +590,7 @@ func (s *Settings) Overrides() []rules.Override {
 		// A user-level param applies to the policies that declare it, and
 		// gives way to a value the project's policy file sets.
 		user := v.Origin.Layer == LayerUser
-		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String(), Scoped: user, Yield: user && s.ProjectPolicy()})
+		out = append(out, rules.Override{Name: n, Raw: v.Text, Origin: v.Origin.String(), Scoped: user, Yield: user && s.ProjectPolicy(), Range: v.Range, NameRange: v.NameRange})
 	}
 	return out
 }
@@ -585,10 +599,36 @@ func (s *Settings) Overrides() []rules.Override {
 // (then opts).
 func (s *Settings) LoadPolicy(opts ...rules.Option) (*rules.Policy, rules.Diagnostics) {
 	opts = append([]rules.Option{rules.WithOverrides(s.Overrides()...)}, opts...)
+	var p *rules.Policy
+	var ds rules.Diagnostics
 	if IsBuiltinName(s.Policy.Text) {
-		return policies.Load(s.Policy.Text, nil, opts...)
+		p, ds = policies.Load(s.Policy.Text, nil, opts...)
+	} else {
+		p, ds = rules.LoadFile(s.Policy.Text, append([]rules.Option{rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names)}, opts...)...)
 	}
-	return rules.LoadFile(s.Policy.Text, append([]rules.Option{rules.WithBuiltins(policies.Source), rules.WithBuiltinNames(policies.Names)}, opts...)...)
+	return p, s.placed(ds)
+}
+
+// placed puts the diagnostics about a config file's values where the file
+// gives them: the config's bytes join the sources, for the snippet, and a
+// problem with the policy's name, which has no place of its own, is shown
+// at the name.
+func (s *Settings) placed(ds rules.Diagnostics) rules.Diagnostics {
+	for _, d := range ds.Diagnostics {
+		if d.Subject == nil && d.Summary == "Unknown built-in policy" && s.Policy.Range != nil {
+			d.Subject = s.Policy.Range
+		}
+		if d.Subject == nil {
+			continue
+		}
+		if b, ok := s.configs[d.Subject.Filename]; ok {
+			if ds.Sources == nil {
+				ds.Sources = map[string][]byte{}
+			}
+			ds.Sources[d.Subject.Filename] = b
+		}
+	}
+	return ds
 }
 
 // Entry is one effective setting for display.

@@ -165,11 +165,12 @@ func TestConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"unknown key", "polcy: x\n", `unknown key "polcy"`},
-		{"params not a map", "params: 3\n", "params must map"},
-		{"policy not a string", "policy: [a]\n", "policy must be"},
-		{"malformed yaml", "policy: [\n", "config"},
-		{"param value is a map", "params:\n  a:\n    b: 1\n", "params.a"},
+		{"unknown key", "policy: x\npolcy: x\n", `resetpolicy.yaml:2:1: unknown key "polcy"`},
+		{"params not a map", "params: 3\n", "resetpolicy.yaml:1:1: params must map"},
+		{"policy not a string", "policy: [a]\n", "resetpolicy.yaml:1:1: policy must be"},
+		{"malformed yaml", "policy: x\npolicy: [\n", "resetpolicy.yaml:2: did not find expected node content"},
+		{"duplicate key", "params:\n  x: 1\n  x: 2\n", `resetpolicy.yaml:3: mapping key "x" already defined at line 2`},
+		{"param value is a map", "params:\n  z: 1\n  a:\n    b: 1\n", "resetpolicy.yaml:4:5: params.a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -362,5 +363,34 @@ func TestProjectPolicyWinsOverUserParams(t *testing.T) {
 				t.Errorf("header %q", h)
 			}
 		})
+	}
+}
+
+// A param a config file sets is reported where the file sets it, with the
+// line shown, as a policy file's mistakes are; so is a misspelt policy.
+func TestConfigParamMistakesHaveTheirPlace(t *testing.T) {
+	userDir, projectDir := setup(t, fixture{projectYAML: "policy: wipe_memory\nparams:\n  warning_runway: lots\n  bogus: 3\n"})
+	s, err := Load(Options{ProjectDir: projectDir, Trusted: true, Environ: []string{}, UserConfigDir: userDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ds := s.LoadPolicy()
+	file := filepath.Join(projectDir, ProjectConfigFile)
+	got := ds.Error()
+	for _, want := range []string{
+		file + ":4:3: error: Unknown param", "  4 |   bogus: 3",
+		file + ":3:19: error: Wrong param type", "  3 |   warning_runway: lots",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	userDir, projectDir = setup(t, fixture{projectYAML: "# team\npolicy: wipe_memry\n"})
+	if s, err = Load(Options{ProjectDir: projectDir, Trusted: true, Environ: []string{}, UserConfigDir: userDir}); err != nil {
+		t.Fatal(err)
+	}
+	_, ds = s.LoadPolicy()
+	if want := filepath.Join(projectDir, ProjectConfigFile) + ":2:9: error: Unknown built-in policy"; !strings.Contains(ds.Error(), want) {
+		t.Errorf("diagnostics lack %q:\n%s", want, ds.Error())
 	}
 }

@@ -20,30 +20,37 @@ const maxYAMLNodes = 1 << 20
 // config of 60,000 params took seconds (quadratic); here a mapping's keys
 // are checked with a set, and each scalar is decoded by yaml itself.
 func decodeYAML(b []byte) (map[string]any, error) {
+	m, _, err := decodeYAMLDoc(b)
+	return m, err
+}
+
+// decodeYAMLDoc is decodeYAML that also gives the document's tree, for
+// the places of its settings (nil for an empty file).
+func decodeYAMLDoc(b []byte) (map[string]any, *yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return map[string]any{}, nil // an empty file
+			return map[string]any{}, nil, nil // an empty file
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		return nil, errors.New("a config file holds one YAML document")
+		return nil, nil, errors.New("a config file holds one YAML document")
 	}
 	c := yamlConv{}
 	v, err := c.value(&doc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch m := v.(type) {
 	case nil:
-		return map[string]any{}, nil
+		return map[string]any{}, &doc, nil
 	case map[string]any:
-		return m, nil
+		return m, &doc, nil
 	}
-	return nil, errors.New("a config file is a mapping of settings")
+	return nil, nil, errors.New("a config file is a mapping of settings")
 }
 
 type yamlConv struct {
