@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/resetpolicy/resetpolicy/engine/graph"
+	"github.com/resetpolicy/resetpolicy/engine/testrun"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/render"
@@ -145,8 +146,18 @@ func runReport(cmd *cobra.Command, policy string, sessions []string, outFile str
 	if err != nil {
 		return err
 	}
-	if len(inputs) > 0 {
-		rep := runTests(inputs, nil, io.Discard)
+	var rep *testrun.Report
+	switch {
+	case len(inputs) > 0:
+		rep = runTests(inputs, nil, io.Discard)
+	case p.Composition != nil:
+		// No test file of its own: what it inherits is still tested, and
+		// counted as test --coverage counts it.
+		runner := testrun.New(loadTestPolicy, testrun.BaseTests(policies.TestSource))
+		runner.Cover(source, p)
+		rep = runner.Report()
+	}
+	if rep != nil {
 		var b bytes.Buffer
 		if err := rep.WriteJSON(&b, true); err != nil {
 			return failure("%v", err)

@@ -265,3 +265,28 @@ func TestReportShowsABrokenTestFile(t *testing.T) {
 		t.Errorf("tests section %v: want the broken file as one failure", doc["tests"])
 	}
 }
+
+// A file that tunes a built-in with no test file of its own is not shown
+// untested: the built-in's runs cover the rules it inherits unchanged, as
+// test --coverage counts them.
+func TestReportCountsInheritedTests(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "team.hcl")
+	if err := os.WriteFile(policy, []byte("use \"wipe_memory\" {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.html")
+	if _, stderr, code := runCLI(t, "", "report", policy, "--no-verify", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, doc := pageData(t, out)
+	tests, ok := doc["tests"].(map[string]any)
+	if !ok {
+		t.Fatalf("no tests section: %v", doc["tests"])
+	}
+	cov := tests["coverage"].([]any)[0].(map[string]any)
+	composed := cov["composed"].(map[string]any)
+	if cov["fired"].(float64) < 50 || composed["inherited"] != cov["fired"] {
+		t.Errorf("coverage %v: want the built-in's tested rules, all inherited", cov)
+	}
+}

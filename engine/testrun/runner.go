@@ -117,6 +117,16 @@ func (r *Runner) loadFor(f *testfile.File, run *testfile.Run) *loaded {
 	return l
 }
 
+// Cover puts a policy that no test file names into the coverage, under
+// key: a file that tunes a built-in with no tests of its own is covered by
+// the built-in's runs of the rules it inherits unchanged, as when a test
+// file names it.
+func (r *Runner) Cover(key string, p *rules.Policy) {
+	if pr, added := r.report.addPolicy(key, p); added {
+		r.inherit(pr, p)
+	}
+}
+
 // inherit counts, for a policy that uses a built-in, the rules it inherits
 // unchanged that the built-in's own runs fire. Those runs are not results
 // of this report: they are the built-in's, run against the built-in.

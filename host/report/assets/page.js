@@ -182,12 +182,16 @@
     const t = D.tests;
     if (!t) { body.append(el("p", { class: "empty", text: "No test file names this policy." })); $("#nav-tests").textContent = "none"; return; }
     const good = t.failed === 0;
-    $("#nav-tests").textContent = t.passed + "/" + (t.passed + t.failed);
+    const own = (t.results || []).length > 0;
+    $("#nav-tests").textContent = own ? t.passed + "/" + (t.passed + t.failed) : "inherited";
     $("#nav-tests").classList.add(good ? "ok" : "bad");
-    body.append(el("p", {}, badge(t.passed + " passed", "ok"), " ", badge(t.failed + " failed", t.failed ? "bad" : ""),
+    if (own) body.append(el("p", {}, badge(t.passed + " passed", "ok"), " ", badge(t.failed + " failed", t.failed ? "bad" : ""),
       el("span", { class: "muted", text: "  files: " + (D.test_files || []).join(", ") })));
+    else body.append(el("p", { class: "muted", text: "No test file of its own: the rules it inherits unchanged are tested by the built-in's own tests." }));
     for (const c of t.coverage || []) {
       body.append(el("h3", { text: "Rule coverage of " + c.name + ": " + c.fired + " of " + c.rules + " rules fired" }));
+      const comp = c.composed;
+      if (comp && comp.inherited) body.append(el("p", { class: "muted", text: comp.inherited + " of them inherited, fired by " + comp.base_tests + " (the built-in's own tests)" }));
       if ((c.unfired || []).length) body.append(el("p", {}, "No run fires: ", ...c.unfired.map((r) => el("code", { text: r + " " }))));
       else body.append(el("p", { class: "muted", text: "Every rule is fired by some run." }));
     }
