@@ -88,3 +88,119 @@ func TestDocLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestDocExamples runs every example the README and the pages under docs/
+// show as a command and its output — a fenced block whose first line is
+// "$ resetpolicy ARGS" — and requires the output shown, byte for byte, so
+// an example cannot drift from what the command prints. The arguments are
+// split at spaces (no quoting); stdout and stderr are compared together.
+// An example may leave things out with "…": a line of "…" alone stands for
+// any lines, and "…" within a line for any text.
+func TestDocExamples(t *testing.T) {
+	pages, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	pages = append(pages, "README.md", filepath.Join("rules", "README.md"))
+	n := 0
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range commandExamples(string(b)) {
+			n++
+			stdout, stderr, _ := runCLI(t, "", ex.args...)
+			if got := stdout + stderr; !elidedMatch(strings.Split(ex.want, "\n"), strings.Split(got, "\n")) {
+				t.Errorf("%s:%d: $ resetpolicy %s prints\n%s\nthe page shows\n%s", page, ex.line, strings.Join(ex.args, " "), got, ex.want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no command examples found")
+	}
+}
+
+type commandExample struct {
+	line int // of the "$ resetpolicy" line, from 1
+	args []string
+	want string
+}
+
+// commandExamples finds the fenced blocks of a page that start with
+// "$ resetpolicy ".
+func commandExamples(page string) []commandExample {
+	var out []commandExample
+	lines := strings.Split(page, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		cmd, ok := strings.CutPrefix(lines[i+1], "$ resetpolicy ")
+		if !strings.HasPrefix(lines[i], "```") || !ok {
+			continue
+		}
+		ex := commandExample{line: i + 2, args: strings.Fields(cmd)}
+		for j := i + 2; j < len(lines) && !strings.HasPrefix(lines[j], "```"); j++ {
+			ex.want += lines[j] + "\n"
+		}
+		out = append(out, ex)
+	}
+	return out
+}
+
+// elidedMatch reports whether got's lines are want's, where a want line of
+// "…" alone matches any lines and "…" within a line any text.
+func elidedMatch(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if strings.TrimSpace(want[0]) == "…" {
+		for i := 0; i <= len(got); i++ {
+			if elidedMatch(want[1:], got[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && elidedLine(want[0], got[0]) && elidedMatch(want[1:], got[1:])
+}
+
+// elidedLine reports whether line is want with each "…" standing for any
+// text.
+func elidedLine(want, line string) bool {
+	parts := strings.Split(want, "…")
+	if !strings.HasPrefix(line, parts[0]) {
+		return false
+	}
+	line = line[len(parts[0]):]
+	for i, p := range parts[1:] {
+		if i == len(parts)-2 {
+			return strings.HasSuffix(line, p)
+		}
+		k := strings.Index(line, p)
+		if k < 0 {
+			return false
+		}
+		line = line[k+len(p):]
+	}
+	return line == ""
+}
+
+func TestElidedMatch(t *testing.T) {
+	tests := []struct {
+		want, got string
+		ok        bool
+	}{
+		{"a\nb", "a\nb", true},
+		{"a\nb", "a\nc", false},
+		{"a\n…\nd", "a\nb\nc\nd", true},
+		{"a\n…\nd", "a\nd", true},
+		{"a\n…\nd", "a\nb\nc", false},
+		{"x 1…3 y", "x 123 y", true},
+		{"x 1…3 y", "x 12 y", false},
+		{"note: …", "note: anything", true},
+		{"note: …", "nota: anything", false},
+		{"a…b…c", "aXbYc", true},
+		{"a…b…c", "aXcYb", false},
+	}
+	for _, tt := range tests {
+		if got := elidedMatch(strings.Split(tt.want, "\n"), strings.Split(tt.got, "\n")); got != tt.ok {
+			t.Errorf("%q against %q: %v, want %v", tt.want, tt.got, got, tt.ok)
+		}
+	}
+}
