@@ -90,17 +90,27 @@ func header(w io.Writer, r *Report) {
 	}
 }
 
-// notes writes each setting's notes once (settings often share them).
+// notes writes each note once, labelled with every setting it applies to
+// (settings often share them).
 func notes(w io.Writer, reps []*Report) {
-	seen := map[string]bool{}
+	var order []string
+	labels := map[string][]string{}
 	for _, r := range reps {
 		for _, n := range r.Notes {
-			if seen[n] {
-				continue
+			if _, ok := labels[n]; !ok {
+				order = append(order, n)
 			}
-			seen[n] = true
-			fmt.Fprintf(w, "  note%s: %s\n", labelled(r, len(reps)), n)
+			if l := labels[n]; len(l) == 0 || l[len(l)-1] != r.Label {
+				labels[n] = append(l, r.Label)
+			}
 		}
+	}
+	for _, n := range order {
+		label := ""
+		if len(reps) > 1 {
+			label = " [" + strings.Join(labels[n], ", ") + "]"
+		}
+		fmt.Fprintf(w, "  note%s: %s\n", label, n)
 	}
 }
 
@@ -174,7 +184,8 @@ func WriteTotals(w io.Writer, labels []string, totals []Total) error {
 	line("events", func(t Total) string { return strconv.Itoa(t.Events) })
 	line("peak context", func(t Total) string { return num(t.PeakTokens, t.PeakKind) })
 	line("sessions reminded/warned/hard reserve", func(t Total) string {
-		return fmt.Sprintf("%d/%d/%d", t.Reminded, t.Warned, t.HardReserve)
+		return fmt.Sprintf("%d/%d/%d", t.Reminded, t.Warned, t.HardReserve) +
+			projected(t.ProjectedReminded+t.ProjectedWarned+t.ProjectedHardReserve, fmt.Sprintf("%d/%d/%d", t.ProjectedReminded, t.ProjectedWarned, t.ProjectedHardReserve))
 	})
 	line("least runway at a warning", func(t Total) string {
 		if !t.HaveMinWarningRunway {
@@ -182,7 +193,10 @@ func WriteTotals(w io.Writer, labels []string, totals []Total) error {
 		}
 		return num(t.MinWarningRunway, t.MinWarningRunwayKind)
 	})
-	line("resets/checkpoints (policy)", func(t Total) string { return fmt.Sprintf("%d/%d", t.Resets, t.Checkpoints) })
+	line("resets/checkpoints (policy)", func(t Total) string {
+		return fmt.Sprintf("%d/%d", t.Resets, t.Checkpoints) +
+			projected(t.ProjectedResets+t.ProjectedCheckpoints, fmt.Sprintf("%d/%d", t.ProjectedResets, t.ProjectedCheckpoints))
+	})
 	line("compactions started/cancelled", func(t Total) string { return fmt.Sprintf("%d/%d", t.Compactions, t.Cancelled) })
 	line("compactions/resets recorded", func(t Total) string {
 		return fmt.Sprintf("%d/%d", t.RecordedCompactions, t.RecordedResets)
@@ -193,6 +207,15 @@ func WriteTotals(w io.Writer, labels []string, totals []Total) error {
 	line("file errors", func(t Total) string { return strconv.Itoa(t.Errors) })
 	fmt.Fprintln(tw, Legend)
 	return tw.Flush()
+}
+
+// projected says how many of a total's counts come from projected turns,
+// after a session left the record, when any do.
+func projected(n int, counts string) string {
+	if n == 0 {
+		return ""
+	}
+	return " (" + counts + " projected)"
 }
 
 func formatCounts(m map[string]int) string {

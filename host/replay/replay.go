@@ -168,6 +168,9 @@ func (r *run) effect(name string, attempt int64) {
 			return
 		}
 		r.rep.Resets++
+		if r.projected {
+			r.rep.ProjectedResets++
+		}
 		if name == "commit_reset" && !r.projected && r.resetAhead() {
 			r.agreed = true
 			r.windowN++
@@ -181,6 +184,9 @@ func (r *run) effect(name string, attempt int64) {
 		}
 		r.newWindow()
 	case "checkpoint":
+		if r.projected {
+			r.rep.ProjectedCheckpoints++
+		}
 		r.diverge()
 		r.rep.Checkpoints++
 		r.tokens = min(r.tokens, s.KeepRecent) + r.boot

@@ -43,8 +43,12 @@ type Report struct {
 	Warnings         []Mark `json:"warnings,omitempty"` // every warning, with its runway
 
 	// What the policy would do.
-	Resets               int `json:"resets"`
-	Checkpoints          int `json:"checkpoints"`
+	Resets      int `json:"resets"`
+	Checkpoints int `json:"checkpoints"`
+	// ProjectedResets and ProjectedCheckpoints are those of Resets and
+	// Checkpoints made after the replay left the record.
+	ProjectedResets      int `json:"resets_projected,omitempty"`
+	ProjectedCheckpoints int `json:"checkpoints_projected,omitempty"`
 	Compactions          int `json:"compactions_started"`
 	CancelledCompactions int `json:"compactions_cancelled"`
 	// What Pi would do on the projected window after divergence.
@@ -132,17 +136,21 @@ func (p Point) Projected() bool { return p.Kind == Projected }
 
 // Total sums reports of one setting.
 type Total struct {
-	Sessions, Events, Turns                         int
-	PeakTokens                                      int64
-	PeakProjected                                   bool
-	PeakKind                                        Kind
-	OverflowsNotReplayed                            int
-	MinWarningRunwayKind                            Kind
-	Reminded, Warned, HardReserve, Diverged         int // sessions
-	Resets, Checkpoints, Compactions, Cancelled     int
-	ProjectedCompactions                            int
-	RecordedCompactions, RecordedResets, Rejected   int
-	Errors                                          int
+	Sessions, Events, Turns                       int
+	PeakTokens                                    int64
+	PeakProjected                                 bool
+	PeakKind                                      Kind
+	OverflowsNotReplayed                          int
+	MinWarningRunwayKind                          Kind
+	Reminded, Warned, HardReserve, Diverged       int // sessions
+	Resets, Checkpoints, Compactions, Cancelled   int
+	ProjectedCompactions                          int
+	RecordedCompactions, RecordedResets, Rejected int
+	Errors                                        int
+	// Of the sessions and counts above, those from projected turns.
+	ProjectedReminded, ProjectedWarned              int
+	ProjectedHardReserve                            int
+	ProjectedResets, ProjectedCheckpoints           int
 	MinWarningRunway                                int64
 	MinWarningRunwayProjected, HaveMinWarningRunway bool
 }
@@ -155,15 +163,19 @@ func (t *Total) Add(r *Report) {
 	if r.PeakTokens > t.PeakTokens {
 		t.PeakTokens, t.PeakProjected, t.PeakKind = r.PeakTokens, r.PeakProjected, r.PeakKind
 	}
-	if r.FirstReminder != nil {
-		t.Reminded++
+	count := func(m *Mark, n, projected *int) {
+		if m != nil {
+			*n++
+			if m.Projected {
+				*projected++
+			}
+		}
 	}
-	if r.FirstWarning != nil {
-		t.Warned++
-	}
-	if r.FirstHardReserve != nil {
-		t.HardReserve++
-	}
+	count(r.FirstReminder, &t.Reminded, &t.ProjectedReminded)
+	count(r.FirstWarning, &t.Warned, &t.ProjectedWarned)
+	count(r.FirstHardReserve, &t.HardReserve, &t.ProjectedHardReserve)
+	t.ProjectedResets += r.ProjectedResets
+	t.ProjectedCheckpoints += r.ProjectedCheckpoints
 	if r.DivergedAt > 0 {
 		t.Diverged++
 	}
