@@ -30,6 +30,9 @@ type ReplayBuilder struct {
 	runways    [][]int64
 	candidates []candidate
 	unlisted   int
+	// ranOn counts the reports of warned sessions that run on past the
+	// warning (no close-out assumed); assumed, the close-outs assumed.
+	ranOn, assumed int
 }
 
 type candidate struct {
@@ -63,6 +66,10 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 		if i >= len(b.sec.Corpus) {
 			break
 		}
+		if r.FirstWarning != nil && r.AssumedCloseOuts == 0 {
+			b.ranOn++
+		}
+		b.assumed += r.AssumedCloseOuts
 		c := &b.sec.Corpus[i]
 		c.Sessions++
 		c.Turns += r.Turns
@@ -179,13 +186,33 @@ func (b *ReplayBuilder) Section() *ReplaySection {
 	if b.unlisted > 0 {
 		sec.Caveats = append(sec.Caveats, plural(b.unlisted, "more session")+" counted in the figures but not listed (the list holds at most 5000)")
 	}
+	if b.ranOn > 0 {
+		sec.Caveats = append(sec.Caveats, "The sessions were recorded without this policy's warnings: a replay cannot show the agent acting on a warning (closing out, writing notes), so after a warning it shows the session running on as recorded, towards the hard reserve. --assume-obeys-within N assumes instead that the agent closes out N turns after a window's first warning.")
+	}
+	if b.assumed > 0 {
+		sec.Caveats = append(sec.Caveats, plural(b.assumed, "close-out")+" after a warning "+are(b.assumed)+" assumed (--assume-obeys-within), not recorded: the figures after "+them(b.assumed)+" are projected.")
+	}
 	for _, c := range sec.Corpus {
-		if c.Warned > 0 {
-			sec.Caveats = append(sec.Caveats, "The sessions were recorded without this policy's warnings: a replay cannot show the agent acting on a warning (closing out, writing notes), so after a warning it shows the session running on as recorded, towards the hard reserve.")
+		if c.Diverged > 0 {
+			sec.Caveats = append(sec.Caveats, "Figures after a session left the record are projected (marked p): the context the replay works out for the window the policy made, which the record never had. A projected context can pass the window: the session, as recorded, ran on without the policy's reset.")
 			break
 		}
 	}
 	return &sec
+}
+
+func are(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // quantiles of sorted values (nearest rank); nil when there are none.

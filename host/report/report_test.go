@@ -165,3 +165,31 @@ func TestDataCannotCloseItsScript(t *testing.T) {
 		t.Error("title lacks the policy's name")
 	}
 }
+
+// The caveats say what a replay assumed: a warned session ran on as
+// recorded (and the flag that assumes otherwise), close-outs assumed by that
+// flag, and figures projected after a session left the record.
+func TestCaveatsSayWhatIsAssumed(t *testing.T) {
+	b := NewReplayBuilder([]string{"a"})
+	r := rep("x", 100000, 0, 0)
+	r.FirstWarning = &replay.Mark{Turn: 3}
+	b.Add([]*replay.Report{r}, nil)
+	got := strings.Join(b.Section().Caveats, "\n")
+	if !strings.Contains(got, "running on as recorded") || !strings.Contains(got, "--assume-obeys-within N assumes instead") || strings.Contains(got, "projected") {
+		t.Errorf("a warned session that ran on, nothing projected:\n%s", got)
+	}
+
+	b = NewReplayBuilder([]string{"a"})
+	r = rep("x", 219410, 1, 0)
+	r.FirstWarning, r.AssumedCloseOuts, r.DivergedAt = &replay.Mark{Turn: 3}, 1, 5
+	b.Add([]*replay.Report{r}, nil)
+	got = strings.Join(b.Section().Caveats, "\n")
+	for _, want := range []string{"1 close-out after a warning is assumed (--assume-obeys-within)", "Figures after a session left the record are projected (marked p)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("caveats lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "running on as recorded") {
+		t.Errorf("close-outs assumed, yet the caveat says the session ran on:\n%s", got)
+	}
+}
