@@ -218,6 +218,9 @@ func runTests(inputs []testInput, filter *testrun.RunPattern, warn io.Writer) *t
 // to the test file, or a built-in.
 func loadTestPolicy(f *testfile.File, overrides []rules.Override) (*rules.Policy, rules.Diagnostics) {
 	if path := f.PolicyFile(); path != "" {
+		if ds, missing := fileio.MissingPolicyFile(f, path); missing {
+			return nil, ds
+		}
 		return rules.LoadFile(path, append(builtinOptions(), rules.WithOverrides(overrides...))...)
 	}
 	return policies.Load(f.Policy, nil, rules.WithOverrides(overrides...))

@@ -125,3 +125,48 @@ func TestTestCommandDefaultPaths(t *testing.T) {
 		}
 	})
 }
+
+// A test file's mistakes are told where they are and as what they are: an
+// unknown param in a run's params at its name, a wanted value an enum slot
+// cannot hold as such, and a policy file that does not exist at the
+// policy attribute, with the file beside it that it may mean.
+func TestTestFileMistakesAreToldAsSuch(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("team.hcl", "use \"wipe_memory\" {}\n")
+	a := write("a.test.hcl", `policy = "wipe_memory"
+
+run "params" {
+  params = { warning_runwy = 9000 }
+  event "request" {}
+}
+
+run "state" {
+  event "request" {}
+  expect {
+    state = { request = "nonee" }
+  }
+}
+`)
+	b := write("b.test.hcl", "policy = \"teem.hcl\"\n\nrun \"x\" {\n  event \"request\" {}\n}\n")
+	out, _, _ := runCLI(t, "", "test", a, b)
+	for _, want := range []string{
+		"a.test.hcl:4:14: error: Unknown param",
+		`"nonee" is not a value of slot request ("none", "close-out", "stop-pending", "tool-requested"); did you mean "none"?`,
+		"b.test.hcl:1:10: policy:\n      error: No such policy file\n        teem.hcl: no such file or directory (a policy file is named relative to the test file); did you mean \"team.hcl\"?",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "teem.hcl:1:1") {
+		t.Errorf("a position in a file that does not exist:\n%s", out)
+	}
+}

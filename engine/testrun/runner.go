@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/file"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
 	"github.com/resetpolicy/resetpolicy/rules/testfile"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -371,9 +373,21 @@ func (ex *execution) checkState(where, what string, want *testfile.StateExpect, 
 			unknown = append(unknown, s.Name)
 		}
 	}
+	var texts []string
 	if len(unknown) > 0 {
-		f.Text = fmt.Sprintf("policy %q has no slot %s", ex.policy.Name, strings.Join(quoteAll(unknown), ", "))
+		texts = append(texts, fmt.Sprintf("policy %q has no slot %s", ex.policy.Name, strings.Join(quoteAll(unknown), ", ")))
 	}
+	// A wanted value an enum slot cannot hold is a mistake of the test,
+	// not a difference of the policy's: say so.
+	for _, w := range want.Slots {
+		slot, ok := ex.policy.Slot(w.Name)
+		text, isText := w.Value.(string)
+		if !ok || len(slot.Enum) == 0 || !isText || slices.Contains(slot.Enum, text) {
+			continue
+		}
+		texts = append(texts, fmt.Sprintf("%q is not a value of slot %s (%s)%s", text, w.Name, strings.Join(quoteAll(slot.Enum), ", "), lang.Suggest(text, slot.Enum)))
+	}
+	f.Text = strings.Join(texts, "; ")
 	ex.res.fail(f)
 }
 

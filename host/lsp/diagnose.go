@@ -10,6 +10,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/resetpolicy/resetpolicy/engine/testrun"
+	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/scenario"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
@@ -138,6 +139,9 @@ func loadTestPolicy(f *testfile.File, ov []rules.Override, openText func(string)
 		opts := append(builtinOptions(), rules.WithOverrides(ov...))
 		if b := openText(path); b != nil {
 			return rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
+		}
+		if ds, missing := fileio.MissingPolicyFile(f, path); missing {
+			return nil, ds
 		}
 		return rules.LoadFile(path, opts...)
 	}

@@ -45,8 +45,10 @@ type Param struct {
 	Value cty.Value
 	// Text is Value as the policy loader takes overrides: strings as they
 	// are, numbers in decimal, bools as true/false, lists in HCL syntax.
-	Text  string
-	Range hcl.Range
+	Text string
+	// Range is the value's, NameRange the name's: an unknown param is
+	// shown at its name.
+	Range, NameRange hcl.Range
 }
 
 var fileSchema = &hcl.BodySchema{
@@ -153,7 +155,7 @@ func (f *File) Overrides(run *Run) []rules.Override {
 	var out []rules.Override
 	add := func(ps []Param) {
 		for _, p := range ps {
-			out = append(out, rules.Override{Name: p.Name, Value: p.Value, Raw: p.Text, Origin: f.Filename, Range: p.Range.Ptr()})
+			out = append(out, rules.Override{Name: p.Name, Value: p.Value, Raw: p.Text, Origin: f.Filename, Range: p.Range.Ptr(), NameRange: p.NameRange.Ptr()})
 		}
 	}
 	add(f.Params)
@@ -192,7 +194,7 @@ func decodeParams(attr *hcl.Attribute) ([]Param, hcl.Diagnostics) {
 				fmt.Sprintf("Param %q: %s.", kv.name, err)))
 			continue
 		}
-		out = append(out, Param{Name: kv.name, Value: v, Text: text, Range: kv.value.Range()})
+		out = append(out, Param{Name: kv.name, Value: v, Text: text, Range: kv.value.Range(), NameRange: kv.keyRange})
 	}
 	return out, diags
 }
