@@ -19,6 +19,9 @@ import (
 func TestCommandDocs(t *testing.T) {
 	root := newRoot(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
 	root.DisableAutoGenTag = true
+	// cobra adds its completion command when the command line runs; the
+	// pages document it too.
+	root.InitDefaultCompletionCmd()
 	dir := filepath.Join("docs", "commands")
 	want := map[string][]byte{}
 	var walk func(c *cobra.Command)
@@ -201,6 +204,25 @@ func TestElidedMatch(t *testing.T) {
 	for _, tt := range tests {
 		if got := elidedMatch(strings.Split(tt.want, "\n"), strings.Split(tt.got, "\n")); got != tt.ok {
 			t.Errorf("%q against %q: %v, want %v", tt.want, tt.got, got, tt.ok)
+		}
+	}
+}
+
+// TestReadmeListsEveryCommand: the README's command table has a row for
+// every command the binary has, so a new command cannot stay unlisted.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := newRoot(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		if !strings.Contains(string(b), "\n| `"+c.Name()+" ") && !strings.Contains(string(b), "\n| `"+c.Name()+"`") {
+			t.Errorf("the README's command table has no row for %s", c.Name())
 		}
 	}
 }
