@@ -31,5 +31,5 @@
 // It uses tliron/glsp's protocol types and method dispatch and
 // sourcegraph/jsonrpc2's connection, not glsp's server package, whose
 // logging and network transports would add package inits to every start
-// of the binary (README, Dependencies).
+// of the binary (docs/dependencies.md).
 package lsp

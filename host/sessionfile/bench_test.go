@@ -12,7 +12,7 @@ import (
 
 // The reader against the same reading done with encoding/json into a
 // struct of the members a replay needs: the reason the reader has a JSON
-// reader of its own, host/jsonscan (README "Dependencies").
+// reader of its own, host/jsonscan (docs/dependencies.md).
 //
 //	go test ./host/sessionfile -run XXX -bench 'Read(Scan|Stdlib)' -benchtime 2s -count 5
 
