@@ -226,3 +226,36 @@ func TestReadmeListsEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeNamesEveryDependency: every module go.mod requires directly has
+// its line in the README's Dependencies table (a major version suffix
+// aside), so a new dependency comes with its reason.
+func TestReadmeNamesEveryDependency(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, deps, _ := strings.Cut(string(readme), "\n## Dependencies\n")
+	n := 0
+	for _, line := range strings.Split(string(mod), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || !strings.Contains(f[0], ".") || strings.Contains(line, "// indirect") {
+			continue
+		}
+		n++
+		path := f[0]
+		if i := strings.LastIndex(path, "/v"); i > 0 && strings.Trim(path[i+2:], "0123456789") == "" {
+			path = path[:i]
+		}
+		if !strings.Contains(deps, "`"+path) {
+			t.Errorf("the README's Dependencies do not name %s", f[0])
+		}
+	}
+	if n < 10 {
+		t.Fatalf("%d direct dependencies read from go.mod", n)
+	}
+}
