@@ -102,6 +102,9 @@ as trusted unless --untrusted shows what an untrusted session gets.`,
 					val = "(none)"
 				}
 				origin := e.Origin
+				if o := s.Policy.Origin; e.Key == settings.KeyPolicy && o.Where == s.Policy.Text {
+					origin = o.Layer.String() // the file is the value: say it once
+				}
 				if o, ok := inForce[e.Key]; ok && o != e.Origin {
 					origin += " (shadowed by " + o + ")"
 				}

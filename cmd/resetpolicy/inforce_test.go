@@ -55,6 +55,13 @@ func TestConfigProjectOverUser(t *testing.T) {
 			t.Errorf("config lacks %q:\n%s", want, out)
 		}
 	}
+	// The policy's file is its value; its origin says the layer, without
+	// the path a second time.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "policy ") && (strings.Count(line, "resetpolicy.hcl") != 1 || !strings.HasSuffix(line, "project policy")) {
+			t.Errorf("policy line %q: want the file once, then its layer", line)
+		}
+	}
 	out, _, _ = runCLI(t, "", "config", "--json")
 	var doc struct {
 		Resolved struct {
