@@ -224,7 +224,13 @@ func (s *Server) load(projectDir string, trusted bool) InitializeResult {
 		if s.cur.desc.Source == "builtin" {
 			keep += " (built-in)"
 		}
-		res.Error = fmt.Sprintf("resetpolicy: %s; %s stays in force, nothing was reset.", what, keep)
+		sep := "; "
+		if strings.Contains(what, "\n") {
+			// what ends in a quoted line and its caret: the outcome is a
+			// line of its own, not glued to the caret.
+			sep = "\n"
+		}
+		res.Error = fmt.Sprintf("resetpolicy: %s%s%s stays in force, nothing was reset.", what, sep, keep)
 		s.logf("%s", res.Error)
 	}
 

@@ -173,3 +173,22 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 }
 
 func jsonEqual(t *testing.T, a, b any) bool { return string(mustJSON(t, a)) == string(mustJSON(t, b)) }
+
+// A policy that fails to load is quoted with its line and caret; what stays
+// in force is a line of its own after the caret, not glued to it.
+func TestFailedLoadNoticeEndsOnItsOwnLine(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".pi"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, ".pi", "resetpolicy.hcl"), []byte("use \"wipe_memroy\" {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t)
+	defer s.Close()
+	var res InitializeResult
+	ok(t, call(t, s, "initialize", map[string]any{"projectDir": dir, "trusted": true}), &res)
+	lines := strings.Split(res.Error, "\n")
+	last, caret := lines[len(lines)-1], lines[len(lines)-2]
+	if !res.Fallback || last != "wipe_memory (built-in) stays in force, nothing was reset." || !strings.HasSuffix(caret, "^") {
+		t.Errorf("notice:\n%s", res.Error)
+	}
+}
