@@ -72,9 +72,9 @@ export class ResetPolicyHost {
 		pi.on("session_compact", (e, ctx) => guard(h, ctx, () => onCompact(h, e, ctx)));
 		pi.on("session_compact_failed", (e, ctx) => guard(h, ctx, () => onCompactFailed(h, e, ctx)));
 		pi.registerCommand("resetpolicy", {
-			description: "resetpolicy: status, or on/off to switch the policy for this session",
+			description: "resetpolicy: status, on/off to switch the policy for this session, or help",
 			getArgumentCompletions: (prefix) =>
-				["status", "on", "off"].filter((x) => x.startsWith(prefix)).map((x) => ({ value: x, label: x })),
+				["status", "on", "off", "help"].filter((x) => x.startsWith(prefix)).map((x) => ({ value: x, label: x })),
 			handler: (args, ctx) => onHostCommand(h, args.trim(), ctx),
 		});
 	}
@@ -100,6 +100,7 @@ async function startEngine(h: HostState, ctx: ExtensionContext): Promise<boolean
 	h.engine?.close();
 	h.live = false;
 	h.noticeShown = false;
+	h.downReason = undefined;
 	const timeout = h.opts.timeoutMs ?? (Number(process.env.RESETPOLICY_TIMEOUT_MS) || 10000);
 	const found = await locateEngine({
 		say: (text) => say(ctx, text, "info"),
@@ -180,15 +181,13 @@ function failSafe(h: HostState, reason: string, started = true): void {
 	h.pendingCompactionWindow = undefined;
 	h.requestDrafts = [];
 	h.hostCheckpoint = undefined;
+	h.downReason = started ? reason : `it cannot start: ${reason}`;
 	if (h.noticeShown) return;
 	h.noticeShown = true;
 	const what = started ? `the policy engine is not running (${reason}).` : `the policy engine cannot start: ${reason}`;
 	const text = `resetpolicy: ${what} No context resets happen until the next session start; Pi keeps working and the session history is untouched.`;
-	try {
-		h.lastCtx?.ui.notify(text, "error");
-	} catch {
-		// the context may be gone with its session
-	}
+	// say: a notice with a UI, stderr in print and JSON mode.
+	if (h.lastCtx !== undefined) say(h.lastCtx, text, "error");
 }
 
 function resetSessionState(h: HostState): void {

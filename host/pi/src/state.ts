@@ -86,6 +86,8 @@ export interface HostState {
 	init: InitializeResult | undefined;
 	live: boolean;
 	noticeShown: boolean;
+	/** Why the engine is not running, once it failed to start or died. */
+	downReason: string | undefined;
 	/** Models already warned of reporting no context window. */
 	readonly windowWarned: Set<string>;
 	lastCtx: ExtensionContext | undefined;
@@ -127,6 +129,7 @@ export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
 		init: undefined,
 		live: false,
 		noticeShown: false,
+		downReason: undefined,
 		windowWarned: new Set<string>(),
 		lastCtx: undefined,
 		logs: [],

@@ -13,11 +13,22 @@ import { apply, simple } from "./effects.ts";
 import { confirmWindow, decide } from "./facts.ts";
 import { guard, type HostState, Outcome, say } from "./state.ts";
 
+const HOST_COMMAND_HELP = [
+	"/resetpolicy status  the policy in force, where it comes from, its params, and the engine",
+	"/resetpolicy on      switch the policy on for this session",
+	"/resetpolicy off     switch it off for this session (no warnings, no resets)",
+].join("\n");
+
+/** Why the engine is not running, as far as the host knows. */
+function downReason(h: HostState): string {
+	return h.engine?.reason ?? h.downReason ?? "not started";
+}
+
 export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	h.lastCtx = ctx;
 	if (args === "on" || args === "off") {
 		if (!h.live) {
-			say(ctx, `resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}).`, "error");
+			say(ctx, `resetpolicy: the policy engine is not running (${downReason(h)}).`, "error");
 			return;
 		}
 		h.enabled = args === "on";
@@ -26,8 +37,13 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 		say(ctx, `resetpolicy: ${h.init?.policy.name ?? "the policy"} is ${args} for this session.`, "info");
 		return;
 	}
+	// Every reply goes through say, which reaches print and JSON mode too.
+	if (args === "help") {
+		say(ctx, HOST_COMMAND_HELP, "info");
+		return;
+	}
 	if (args !== "" && args !== "status") {
-		ctx.ui.notify(`resetpolicy: unknown subcommand "${args}"; use /resetpolicy status, /resetpolicy on or /resetpolicy off.`, "warning");
+		say(ctx, `resetpolicy: unknown subcommand "${args}"; use /resetpolicy status, /resetpolicy on, /resetpolicy off or /resetpolicy help.`, "warning");
 		return;
 	}
 	const lines: string[] = [];
@@ -39,14 +55,17 @@ export async function onHostCommand(h: HostState, args: string, ctx: ExtensionCo
 			lines.push(`the configured policy failed to load: ${first}`);
 			lines.push(`in force instead: ${p.name} (${p.source === "builtin" ? "built-in" : p.source}); fix the file and start a new session (or /tree) to load it`);
 		}
-		lines.push(`policy ${p.name} (${p.source === "builtin" ? "built-in" : p.source}; ${p.origin})${h.enabled ? "" : " — off"}`);
+		// A project's policy file is both the source and the origin's file: name it once.
+		const source = p.source === "builtin" ? "built-in" : p.source;
+		const origin = p.origin.endsWith(` ${p.source}`) ? p.origin.slice(0, -(p.source.length + 1)) : p.origin;
+		lines.push(`policy ${p.name} (${source}; ${origin})${h.enabled ? "" : " — off"}`);
 		for (const prm of h.init.surface.params) {
 			lines.push(`  ${prm.name} = ${JSON.stringify(prm.value)}  (${prm.origin})`);
 			for (const sh of prm.shadowed ?? []) lines.push(`    shadows ${prm.name} = ${sh.value} from ${sh.origin}`);
 		}
 		if (h.init.decisionLog !== undefined) lines.push(`decision log ${h.init.decisionLog}`);
 	}
-	lines.push(h.live ? `engine running; window ${h.windowId}` : `engine not running (${h.engine?.reason ?? "not started"})`);
+	lines.push(h.live ? `engine running; window ${h.windowId}` : `engine not running (${downReason(h)})`);
 	if (!ctx.isProjectTrusted() && existsSync(join(ctx.cwd, ".pi", "resetpolicy.hcl"))) {
 		lines.push(
 			".pi/resetpolicy.hcl exists but was ignored: this project is not trusted. Trust it with /trust (or start pi with --approve), then start a new session.",
@@ -101,7 +120,7 @@ function registerPolicyTool(h: HostState, tool: PolicyTool): void {
 		execute: async (_id, params, _signal, _onUpdate, ctx) => {
 			h.lastCtx = ctx;
 			if (!h.live) {
-				return errorResult(`resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}); nothing was done.`);
+				return errorResult(`resetpolicy: the policy engine is not running (${downReason(h)}); nothing was done.`);
 			}
 			try {
 				await confirmWindow(h, ctx);
@@ -123,7 +142,7 @@ function registerPolicyTool(h: HostState, tool: PolicyTool): void {
 async function onPolicyCommand(h: HostState, name: string, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	h.lastCtx = ctx;
 	if (!h.live) {
-		say(ctx, `resetpolicy: the policy engine is not running (${h.engine?.reason ?? "not started"}); /${name} did nothing.`, "error");
+		say(ctx, `resetpolicy: the policy engine is not running (${downReason(h)}); /${name} did nothing.`, "error");
 		return;
 	}
 	await guard(h, ctx, async () => {

@@ -79,7 +79,7 @@ test("/resetpolicy with an unknown subcommand says so and lists the ones there a
 		await pi.session.prompt("/resetpolicy bogus");
 		const n = pi.notices.at(-1)!;
 		assert.equal(n.level, "warning");
-		assert.match(n.text, /unknown subcommand "bogus"; use \/resetpolicy status, \/resetpolicy on or \/resetpolicy off/);
+		assert.match(n.text, /unknown subcommand "bogus"; use \/resetpolicy status, \/resetpolicy on, \/resetpolicy off or \/resetpolicy help/);
 	} finally {
 		await pi.dispose();
 	}

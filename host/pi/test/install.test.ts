@@ -178,7 +178,7 @@ test("pi install of the packed package builds its engine at first start and the 
 				// /wipe-memory commits a reset boundary.
 				await session.session.prompt("/resetpolicy status");
 				const status = session.notices[session.notices.length - 1]!.text;
-				assert.match(status, /policy wipe_memory \(.*resetpolicy\.hcl; project policy /);
+				assert.match(status, /policy wipe_memory \(.*resetpolicy\.hcl; project policy\)/);
 				assert.match(status, /warning_runway = 20000/);
 				session.respond(fauxAssistantMessage("notes saved"));
 				await session.session.prompt("/wipe-memory");
