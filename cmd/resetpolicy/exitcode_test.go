@@ -24,11 +24,12 @@ func TestMissingPathIsAUsageError(t *testing.T) {
 		{[]string{"eval", "--state", "/missing"}, "--state /missing: no such file or directory"},
 		{[]string{"eval", "--policy", "nope.hcl"}, "nope.hcl: no such file or directory"},
 		{[]string{"simulate", "--scenario", "nope.scenario.hcl"}, "nope.scenario.hcl: no such file"},
+		{[]string{"replay", "nope"}, "nope: no such file or directory"},
 	}
 	for _, tt := range tests {
-		_, errOut, code := runCLI(t, "", tt.args...)
-		if code != 2 || !strings.Contains(errOut, tt.want) {
-			t.Errorf("%v: exit %d, want 2 with %q; stderr %q", tt.args, code, tt.want, errOut)
+		out, errOut, code := runCLI(t, "", tt.args...)
+		if code != 2 || !strings.Contains(errOut, tt.want) || out != "" {
+			t.Errorf("%v: exit %d, want 2 with %q and nothing on stdout; stderr %q, stdout %q", tt.args, code, tt.want, errOut, out)
 		}
 	}
 }
