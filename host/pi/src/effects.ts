@@ -210,6 +210,9 @@ async function provideReset(h: HostState, out: Outcome, ctx: ExtensionContext, t
 /** Starts ctx.compact for an identified attempt; its callbacks become events. */
 function compact(h: HostState, attempt: number, ctx: ExtensionContext): void {
 	h.inflightAttempt = attempt;
+	let finished = () => {};
+	const work = new Promise<void>((r) => (finished = r));
+	h.attemptWork = work;
 	const done = (event: string, extra: Record<string, unknown>) => {
 		if (h.inflightAttempt === attempt) h.inflightAttempt = undefined;
 		void guard(h, ctx, async () => {
@@ -217,6 +220,9 @@ function compact(h: HostState, attempt: number, ctx: ExtensionContext): void {
 			const d = await decide(h, ctx, event, { attempt, ...extra });
 			await apply(h, d.effects, new Outcome("other"), ctx);
 			return undefined;
+		}).finally(() => {
+			if (h.attemptWork === work) h.attemptWork = undefined;
+			finished();
 		});
 	};
 	try {

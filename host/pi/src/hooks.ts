@@ -25,7 +25,7 @@ import { MARKER_TYPES, type InitializeResult, type ProjectResult } from "./proto
 import { restoreDurable, snapshot } from "./durable.ts";
 import { apply, summarize } from "./effects.ts";
 import { confirmWindow, decide } from "./facts.ts";
-import { type AgentMessages, fit, type HostState, Outcome, request, say } from "./state.ts";
+import { type AgentMessages, fit, holdForExit, type HostState, Outcome, request, say } from "./state.ts";
 import { registerSurface } from "./surface.ts";
 
 export async function onSessionTree(h: HostState, ctx: ExtensionContext): Promise<undefined> {
@@ -166,6 +166,11 @@ export async function onSettled(h: HostState, aborted: boolean, ctx: ExtensionCo
 	h.requestDrafts = [];
 	const d = await decide(h, ctx, "settled", { aborted });
 	await apply(h, d.effects, new Outcome("other"), ctx);
+	// Seed 001: "agent_settled: ... create one identified attempt and
+	// request ctx.compact"; the tool told the model the window is reset
+	// when the run settles. Without a UI Pi exits once this returns.
+	const work = h.attemptWork;
+	if (work !== undefined) await holdForExit(ctx, "the requested context reset", () => work);
 	return undefined;
 }
 
