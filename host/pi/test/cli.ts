@@ -18,8 +18,10 @@ export const extensionPath = resolve(here, "..");
 export const cliPath = join(extensionPath, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "cli.js");
 const fauxPath = join(here, "fixtures", "faux-cli.ts");
 
-/** One scripted model response: text, tool calls, or a provider error. */
+/** One scripted model response: text, tool calls, or a provider error (e.g. an overflow: "prompt is too long: …"). */
 export interface FauxStep {
+	/** A user message queued as a follow-up while this request is in flight, as a user typing meanwhile would. */
+	followUp?: string;
 	text?: string;
 	calls?: { name: string; arguments?: Record<string, unknown> }[];
 	error?: string;

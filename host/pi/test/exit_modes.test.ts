@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { type CliRun, records, runPi } from "./cli.ts";
 import { BOUNDARY, contiguous, labels } from "./harness.ts";
 
+const OVERFLOW = "prompt is too long: 213462 tokens > 200000 maximum";
 const NEW_CONTEXT = { ".pi/resetpolicy.yaml": "policy: new_context\n" };
 const PAD = "lorem ipsum dolor sit amet ".repeat(1700); // about 11500 tokens
 // Three such prompts: more history than Pi's default keepRecentTokens
@@ -51,5 +52,36 @@ for (const mode of ["print", "json"] as const) {
 		);
 		assert.ok(!fresh.some((t) => t.startsWith("user:part")), "the old history left the window");
 		if (mode === "print") assert.equal(run.stdout.trim(), "continuing in the fresh window");
+	});
+}
+
+for (const mode of ["print", "json"] as const) {
+	test(`seed 000 'Manual overflow clears and stops without retry' / 'real queued user input is answered before stopping': in ${mode} mode a /wipe-memory whose turn overflows with a follow-up queued is not sent again, and the follow-up is answered in the fresh window`, async () => {
+		const run = await runPi(mode, ["do some work", "/wipe-memory"], {
+			responses: [
+				{ text: "work done" },
+				// The user queues a follow-up while the close-out request is in flight.
+				{ followUp: "and what about the tests?", error: OVERFLOW },
+				{ text: "picked up from the notes" },
+				{ text: "the tests pass" },
+			],
+		});
+		assert.equal(run.code, 0, run.stderr);
+		const got = labels(run.entries);
+		const closeOut = run.requests[1]!;
+		assert.match(closeOut.at(-1)!, /Context checkpoint/);
+		assert.ok(
+			run.requests.slice(2).every((r) => JSON.stringify(r) !== JSON.stringify(closeOut)),
+			`the overflowed request was sent again unchanged: ${run.requests.length} requests`,
+		);
+		const followUp = run.requests.find((r) => r.includes("user:and what about the tests?"));
+		assert.ok(followUp !== undefined, "the follow-up was never sent");
+		assert.ok(followUp.some((t) => t.includes("This is a fresh context window")), "the follow-up went into the overflowing window");
+		assert.ok(!followUp.includes("user:do some work"), "the follow-up went into the overflowing window");
+		assert.equal(run.requests.length, 4, "the run stops once the follow-up is answered");
+		assert.ok(contiguous(got, BOUNDARY), got.join(", "));
+		assert.ok(got.indexOf("user:and what about the tests?") > got.indexOf(BOUNDARY[0]!), `the follow-up is behind the reset: ${got.join(", ")}`);
+		assert.equal(got.at(-1), "assistant:the tests pass");
+		if (mode === "print") assert.equal(run.stdout.trim(), "the tests pass");
 	});
 }
