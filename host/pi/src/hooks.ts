@@ -136,6 +136,7 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 	const drafts = [...out.entries];
 	out.deferNotices = drafts.length > 0;
 	h.pendingNotices = [];
+	h.durableDrafts = [];
 	try {
 		const d = await decide(h, ctx, "turn_end", {
 			outcome: e.outcome,
@@ -147,6 +148,10 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 	} catch (err) {
 		if (!(err instanceof EngineDown)) ctx.ui.notify(`resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
 		out.continueRun = undefined;
+	} finally {
+		// The latches after what they latch (persistDurable).
+		out.entries.push(...h.durableDrafts);
+		h.durableDrafts = undefined;
 	}
 	if (out.notices.length > 0) h.pendingNotices.push({ drafts, notices: out.notices });
 	return boundaryResult(e.entries, out);

@@ -122,6 +122,8 @@ export interface HostState {
 	 * callback's decision is carried out (see holdForExit).
 	 */
 	attemptWork: Promise<void> | undefined;
+	/** While a turn boundary is decided: the durable-state entries to return to Pi after the turn's entries. */
+	durableDrafts: Draft[] | undefined;
 }
 
 export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
@@ -151,6 +153,7 @@ export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
 		compactionAttempt: undefined,
 		hostCheckpoint: undefined,
 		attemptWork: undefined,
+		durableDrafts: undefined,
 	};
 }
 
