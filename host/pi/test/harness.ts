@@ -357,3 +357,19 @@ export function enginePids(): number[] {
 	}
 	return out;
 }
+
+/** Collects what the process writes to stderr while fn runs (print and JSON mode output). */
+export async function stderrOf(fn: () => Promise<void>): Promise<string> {
+	const original = process.stderr.write.bind(process.stderr);
+	let out = "";
+	process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+		out += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
+		return (original as (c: unknown, ...r: unknown[]) => boolean)(chunk, ...rest);
+	}) as typeof process.stderr.write;
+	try {
+		await fn();
+	} finally {
+		process.stderr.write = original;
+	}
+	return out;
+}
