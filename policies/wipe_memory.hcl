@@ -1086,6 +1086,16 @@ property "an overflow with queued input is cleared before the input is sent" {
   when         = "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))"
 }
 
+# seed 000 line 15 "automatic provider-overflow recovery remains separately
+# bounded": the recovery done at once for queued input is the chain's one;
+# a chain whose recovery is spent is not reset again at a failed turn
+# (unless the user asked for the close-out).
+property "a spent overflow chain is not recovered again at a failed turn" {
+  never = "commit_reset"
+  on    = "turn_end"
+  when  = "event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')"
+}
+
 # The manual one of them stops: no continuation.
 property "a manual overflow with queued input never continues" {
   never = "commit_reset"
