@@ -241,6 +241,13 @@ func (b *baseline) decide(e *facts) {
 			b.fire("turn_end_stop_pending_cannot_reset_again")
 		case s.request == reqStopPending:
 			b.fire("turn_end_stop_pending_failure_cannot_reset_again")
+		case manualCloseOut && overflowErr && e.queued && e.enabled:
+			n.request, n.source, n.requestWindow, n.overflow = reqStopPending, srcNone, e.windowID, ovIdle
+			b.fire("turn_end_manual_overflow_with_queued_input_clears_before_it", effCommitNoContinue)
+		case !spentChain && overflowErr && e.queued && e.enabled && e.autoReset:
+			n.clearRequest()
+			n.overflow = ovSpent
+			b.fire("turn_end_overflow_with_queued_input_recovers_before_it", effCommitContinue)
 		case manualCloseOut && !spentChain && overflowErr:
 			n.overflow = ovPending
 			b.fire("turn_end_overflow_preserves_manual_close_out")

@@ -18,6 +18,8 @@
 #   warned_window the window that already got the checkpoint warning
 #   warning_draft the window whose warning is in the request on its way,
 #                 not yet delivered (a completed turn delivers it)
+#   overflow     idle | unanswered: a request overflowed and no compaction
+#                hook has run since
 #
 # Groups, one concern each:
 #   request     the `new_context` tool
@@ -25,6 +27,7 @@
 #   attempt     the explicit attempt: start, confirm, complete, error,
 #               invalidation
 #   warning     the once-per-window checkpoint warning
+#   uncompactable the warning when Pi finds nothing to compact
 
 policy "new_context" {
   description = "The agent ends its window with new_context; every host compaction becomes a retain-none reset, explicit requests compact at settle through identified attempts."
@@ -90,6 +93,19 @@ slot "warning_draft" {
   type        = string
   initial     = ""
   description = "The window whose checkpoint warning is in the request on its way; it becomes warned_window when that turn completes, and is dropped when it fails or is aborted."
+}
+
+# "Pi also determines compaction eligibility before the extension hook; an
+# uncompactable session produces a warning and waits for a new prompt."
+# The host reports no such fact: Pi's overflow recovery finds nothing to
+# compact (a history since the last reset that is one message too large for
+# the window, say after a switch to a model with a smaller one) before any
+# hook runs. What the policy sees is a request that overflowed and no
+# compaction hook before the run settles.
+slot "overflow" {
+  values      = ["idle", "unanswered"]
+  initial     = "idle"
+  description = "idle: nothing pending; unanswered: a request overflowed and no compaction hook (before_compact, compact_failed) has run since, so the host found nothing to compact."
 }
 
 # ---------------------------------------------------------------- derived
@@ -158,6 +174,10 @@ message "new_context_off" {
 
 message "reset_failed" {
   text = "The new context could not be started; the session history is unchanged. Call new_context again or run /compact to retry."
+}
+
+message "uncompactable" {
+  text = "The context window is full and there is nothing to compact: the history since the last reset does not fit this model's window (Pi found nothing it could cut), so nothing was reset. Switch to a model with a larger window, or go back with /tree or start over with /new, then send a new prompt."
 }
 
 # ---------------------------------------------------------------- the tool
@@ -397,6 +417,55 @@ group "warning" {
   }
 }
 
+# ---------------------------------------------------------------- the uncompactable session
+
+group "uncompactable" {
+  # A request overflowed: Pi's overflow recovery comes next, and asks the
+  # compaction hook if it finds anything to compact.
+  rule "overflow_waits_for_a_compaction_hook" {
+    on   = "turn_end"
+    when = "event.enabled && event.outcome == 'error' && event.error == 'overflow'"
+    to   = { overflow = "unanswered" }
+  }
+
+  # A later turn that completed got past it.
+  rule "completed_turn_ends_unanswered_overflow" {
+    on   = "turn_end"
+    from = { overflow = "unanswered" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort"
+    to   = { overflow = "idle" }
+  }
+
+  # Pi found something to compact (the hook was asked, and resets), or
+  # reported its own recovery failure.
+  rule "compaction_hook_answers_overflow" {
+    on   = ["before_compact", "compact_failed"]
+    from = { overflow = "unanswered" }
+    to   = { overflow = "idle" }
+  }
+
+  # "an uncompactable session produces a warning and waits for a new
+  # prompt": the run settled with the overflow unanswered. Nothing is
+  # reset and nothing is scheduled; the next prompt starts afresh.
+  rule "uncompactable_session_warns_and_waits_for_a_prompt" {
+    on   = "settled"
+    from = { overflow = "unanswered" }
+    when = "event.enabled && !event.aborted"
+    to   = { overflow = "idle" }
+    effect "notify" {
+      level = "warning"
+      text  = "message.uncompactable"
+    }
+  }
+
+  # An aborted run, a session change or the switch drop it.
+  rule "unanswered_overflow_dropped_on_transition" {
+    on   = ["settled", "session_start", "session_tree", "session_shutdown", "toggle"]
+    from = { overflow = "unanswered" }
+    to   = { overflow = "idle" }
+  }
+}
+
 # ============================================================ properties
 # The seed's safety sentences, proved by `resetpolicy verify` over every
 # state the policy can reach (and checked by `resetpolicy test --verify`).
@@ -498,4 +567,15 @@ property "the new_context tool returns terminal output" {
   with         = { terminate = true }
   on           = "tool"
   when         = "event.name == 'new_context'"
+}
+
+# seed 001 line 18 "Pi also determines compaction eligibility before the
+# extension hook; an uncompactable session produces a warning and waits for
+# a new prompt": a run that settles with an overflow no compaction hook
+# answered warns, and schedules nothing.
+property "an uncompactable overflow warns when the run settles" {
+  always_emits = "notify"
+  with         = { level = "warning" }
+  on           = "settled"
+  when         = "state.overflow == 'unanswered' && event.enabled && !event.aborted"
 }

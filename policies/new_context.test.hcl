@@ -1154,3 +1154,124 @@ run "compact_done: an overflow compaction turned into a reset also consumes the 
     }
   }
 }
+
+# ============================================================ the uncompactable session
+
+run "settled: 'an uncompactable session produces a warning and waits for a new prompt': an overflow no compaction hook answered warns when the run settles" {
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    expect {
+      rules   = ["overflow_waits_for_a_compaction_hook"]
+      effects = []
+    }
+  }
+  event "agent_end" {
+    expect {
+      rules = ["agent_end_is_a_no_op_for_instant_reset"]
+    }
+  }
+  event "settled" {
+    idle = true
+    expect {
+      rules   = ["uncompactable_session_warns_and_waits_for_a_prompt"]
+      effects = [{ effect = "notify", level = "warning", text = "The context window is full and there is nothing to compact: the history since the last reset does not fit this model's window (Pi found nothing it could cut), so nothing was reset. Switch to a model with a larger window, or go back with /tree or start over with /new, then send a new prompt." }]
+    }
+  }
+  # It waits for a new prompt: the next settlement says nothing more.
+  event "settled" {
+    idle = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  expect {
+    state = { overflow = "idle", request = "none", attempt = "none" }
+  }
+}
+
+run "settled: an overflow that Pi's compaction answered is no uncompactable session" {
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    expect {
+      rules = ["overflow_waits_for_a_compaction_hook"]
+    }
+  }
+  event "before_compact" {
+    reason = "overflow"
+    expect {
+      rules   = ["compaction_returns_reset_boundary_at_once", "compaction_hook_answers_overflow"]
+      effects = [{ effect = "provide_reset" }]
+    }
+  }
+  event "settled" {
+    idle = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "settled: Pi's own failed recovery (compact_failed) is no uncompactable session either" {
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    expect {
+      rules = ["overflow_waits_for_a_compaction_hook"]
+    }
+  }
+  event "compact_failed" {
+    reason = "overflow"
+    expect {
+      rules = ["compaction_hook_answers_overflow"]
+    }
+  }
+  event "settled" {
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "turn_end: a completed turn after the overflow got past it" {
+  state = { overflow = "unanswered" }
+  event "turn_end" {
+    outcome = "completed"
+    expect {
+      rules = ["completed_turn_ends_unanswered_overflow"]
+    }
+  }
+  event "settled" {
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}
+
+run "settled: an aborted run drops the unanswered overflow without a warning" {
+  state = { overflow = "unanswered" }
+  event "settled" {
+    aborted = true
+    expect {
+      rules   = ["unanswered_overflow_dropped_on_transition"]
+      effects = []
+    }
+  }
+}
+
+run "turn_end: switched off, an overflow is Pi's own business" {
+  event "turn_end" {
+    outcome = "error"
+    error   = "overflow"
+    enabled = false
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+}

@@ -595,6 +595,56 @@ group "request" {
     from = { request = "stop-pending" }
   }
 
+  # An overflow with user input queued behind it. Read together: "Manual
+  # overflow clears and stops without retry", "Overflow-like errors preserve
+  # a manual close-out, including across queued work", "real queued user
+  # input is answered before stopping", and, for a request that is not a
+  # manual close-out, "automatic provider-overflow recovery remains
+  # separately bounded". Left for settlement, the overflowing window stays:
+  # Pi sends the overflowed request again unchanged (it overflows again),
+  # then the queued input into the same window (it overflows too), and the
+  # reset at settlement lands behind it, unanswered. So with input queued
+  # the window is cleared at the overflow's own turn_end, before Pi sends
+  # anything more: Pi then finds the overflowed reply older than the new
+  # boundary and does not retry it, and delivers the queued input in the
+  # fresh window, where it fits.
+  #   manual close-out: the reset is the close-out ("clears"); no
+  #     continuation is asked for, and the stop is kept (stop-pending) until
+  #     the queued input is answered ("answered before stopping"). Pi may
+  #     first answer the boundary's continuation, as it does after a manual
+  #     hard-reserve reset with input queued ("Pending messages ... bypass
+  #     cancellation").
+  #   automatic (a budget close-out, or no close-out): this is the chain's
+  #     one bounded recovery (overflow spent); it continues in the fresh
+  #     window, as the recovery at settlement would. A chain whose recovery
+  #     is already spent is not reset again.
+  # "other requests arm automatic overflow recovery only when there is no
+  # queued work" is read as governing the recovery at settlement, which
+  # queued work would reach too late; the recovery here is the same one,
+  # earlier, still once per chain and only when enabled with automatic
+  # resets on.
+  rule "turn_end_manual_overflow_with_queued_input_clears_before_it" {
+    on   = "turn_end"
+    from = { request = "close-out", request_source = "manual" }
+    when = "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled"
+    to   = { request = "stop-pending", request_source = "none", overflow = "idle" }
+    set  = { request_window = "event.window_id" }
+    effect "commit_reset" {
+      continue = false
+    }
+  }
+
+  rule "turn_end_overflow_with_queued_input_recovers_before_it" {
+    on   = "turn_end"
+    from = { request = ["none", "close-out", "tool-requested"], overflow = ["idle", "pending"] }
+    when = "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && event.auto_reset"
+    to   = { request = "none", request_source = "none", overflow = "spent" }
+    set  = { request_window = "''" }
+    effect "commit_reset" {
+      continue = true
+    }
+  }
+
   # "Overflow-like errors preserve a manual close-out, including across
   # queued work"; the overflow is then pending for settlement.
   rule "turn_end_overflow_preserves_manual_close_out" {
@@ -1011,10 +1061,47 @@ group "tree" {
 # line 54 "A user abort, an assistant message with a synthetic stopReason
 # aborted, and a generic provider error ... none commits an ordinary
 # close-out".
+# The one exception is an overflow with user input queued behind it (seed
+# 000 line 15 "Manual overflow clears and stops without retry"; line 14
+# "real queued user input is answered before stopping"): the window is
+# cleared before the queued input is sent, and that is no close-out counted
+# as successful.
 property "an aborted or failed turn never commits a reset" {
   never = "commit_reset"
   on    = "turn_end"
-  when  = "event.outcome != 'completed' || event.synthetic_abort"
+  when  = "(event.outcome != 'completed' || event.synthetic_abort) && !(event.outcome == 'error' && event.error == 'overflow' && event.queued)"
+}
+
+# seed 000 line 15 "Manual overflow clears and stops without retry",
+# "automatic provider-overflow recovery remains separately bounded"; line 14
+# "real queued user input is answered before stopping"; line 48
+# "Overflow-like errors preserve a manual close-out, including across queued
+# work": an overflow with input queued behind it is cleared at once, so the
+# overflowed request is not sent again unchanged and the queued input is
+# answered in a window it fits. Not in a stopped run, nor in a chain whose
+# one recovery is spent (unless the user asked for the close-out).
+property "an overflow with queued input is cleared before the input is sent" {
+  always_emits = "commit_reset"
+  on           = "turn_end"
+  when         = "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))"
+}
+
+# seed 000 line 15 "automatic provider-overflow recovery remains separately
+# bounded": the recovery done at once for queued input is the chain's one;
+# a chain whose recovery is spent is not reset again at a failed turn
+# (unless the user asked for the close-out).
+property "a spent overflow chain is not recovered again at a failed turn" {
+  never = "commit_reset"
+  on    = "turn_end"
+  when  = "event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')"
+}
+
+# The manual one of them stops: no continuation.
+property "a manual overflow with queued input never continues" {
+  never = "commit_reset"
+  with  = { continue = true }
+  on    = "turn_end"
+  when  = "state.request == 'close-out' && state.request_source == 'manual'"
 }
 
 # seed 000 line 49 "agent_before_settle clears state on actual abort"; line

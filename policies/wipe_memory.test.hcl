@@ -531,12 +531,11 @@ run "turn_end: 'a synthetic stopReason: \"aborted\"' never commits a manual clos
   }
 }
 
-run "turn_end: 'Overflow-like errors preserve a manual close-out, including across queued work'" {
+run "turn_end: 'Overflow-like errors preserve a manual close-out'; with no input queued it waits for settlement" {
   state = { request = "close-out", request_source = "manual", request_window = "w1" }
   event "turn_end" {
     outcome = "error"
     error   = "overflow"
-    queued  = true
     expect {
       rules   = ["turn_end_overflow_preserves_manual_close_out"]
       effects = []
@@ -544,6 +543,57 @@ run "turn_end: 'Overflow-like errors preserve a manual close-out, including acro
   }
   expect {
     state = { request = "close-out", request_source = "manual", request_window = "w1", overflow = "pending" }
+  }
+}
+
+run "turn_end: 'Manual overflow clears and stops without retry' ... 'real queued user input is answered before stopping': with input queued the window is cleared at once and the stop kept" {
+  state = { request = "close-out", request_source = "manual", request_window = "w1" }
+  event "turn_end" {
+    outcome    = "error"
+    error      = "overflow"
+    queued     = true
+    auto_reset = false
+    expect {
+      rules   = ["turn_end_manual_overflow_with_queued_input_clears_before_it"]
+      effects = [{ effect = "commit_reset", continue = false }]
+    }
+  }
+  # The fresh window's first request goes out (stop-pending, window w2):
+  # input is queued behind it.
+  event "request" {
+    window_id = "w2"
+    queued    = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  # The queued input is answered, then the run stops without a second wipe.
+  event "request" {
+    window_id  = "w2"
+    user_input = true
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    window_id = "w2"
+    outcome   = "completed"
+    expect {
+      rules = ["turn_end_stop_pending_cannot_reset_again"]
+    }
+  }
+  event "before_settle" {
+    window_id = "w2"
+    outcome   = "completed"
+    expect {
+      rules   = ["settle_stop_pending_needs_only_a_stop"]
+      effects = [{ effect = "stop" }]
+    }
+  }
+  expect {
+    state = { request = "none", request_source = "none", request_window = "", overflow = "idle" }
   }
 }
 
@@ -578,12 +628,40 @@ run "turn_end: 'other requests arm automatic overflow recovery only when there i
   }
 }
 
-run "turn_end: overflow recovery is not armed 'when there is ... queued work'" {
+run "turn_end: 'automatic provider-overflow recovery remains separately bounded': a budget close-out that overflows with input queued recovers at once, before the input is sent" {
   state = { request = "close-out", request_source = "automatic", request_window = "w1" }
   event "turn_end" {
     outcome = "error"
     error   = "overflow"
     queued  = true
+    expect {
+      rules   = ["turn_end_overflow_with_queued_input_recovers_before_it"]
+      effects = [{ effect = "commit_reset", continue = true }]
+    }
+  }
+  expect {
+    state = { request = "none", request_window = "", overflow = "spent" }
+  }
+  # The chain's one recovery is spent: another overflow is not reset again.
+  event "turn_end" {
+    window_id = "w2"
+    outcome   = "error"
+    error     = "overflow"
+    queued    = true
+    expect {
+      rules   = ["turn_end_failure_drops_request_keeps_overflow_chain"]
+      effects = []
+    }
+  }
+}
+
+run "turn_end: with input queued, an overflow is not recovered at once unless 'automatic reset is enabled'" {
+  state = { request = "close-out", request_source = "automatic", request_window = "w1" }
+  event "turn_end" {
+    outcome    = "error"
+    error      = "overflow"
+    queued     = true
+    auto_reset = false
     expect {
       rules = ["turn_end_failure_drops_request_keeps_overflow_chain"]
     }

@@ -12,7 +12,10 @@ import { type HostState, request } from "./state.ts";
  * Appends the durable slots to the branch when a decision changed one,
  * so that reopening, forking or navigating the session finds them. A
  * custom entry is outside the model's context and neutral to the reset
- * boundary checks.
+ * boundary checks. At a turn boundary the entry is returned to Pi with the
+ * turn's other entries, after them (h.durableDrafts): a latch must never be
+ * on a branch that lacks what it latches, and a /tree onto the hidden
+ * entry it latches puts the leaf on that entry's parent.
  */
 export function persistDurable(h: HostState, state: Record<string, unknown> | undefined): void {
 	const names = Object.keys(h.init?.surface.durable ?? {});
@@ -21,7 +24,9 @@ export function persistDurable(h: HostState, state: Record<string, unknown> | un
 	for (const n of names) slots[n] = state[n];
 	if (names.every((n) => h.durable[n] === slots[n])) return;
 	h.durable = slots;
-	h.pi.appendEntry(STATE_TYPE, { policy: h.init?.policy.name ?? "", slots });
+	const data = { policy: h.init?.policy.name ?? "", slots };
+	if (h.durableDrafts !== undefined) h.durableDrafts.push({ type: "custom", customType: STATE_TYPE, data });
+	else h.pi.appendEntry(STATE_TYPE, data);
 }
 
 /** The session's state in the engine; undefined when it has none yet. */

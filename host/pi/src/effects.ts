@@ -73,7 +73,7 @@ export async function apply(
 				await commitReset(h, ef.continue === true, ef.stop === true, out, ctx);
 				break;
 			case "provide_reset":
-				await provideReset(h, out, ctx, extra.tokensBefore ?? 0);
+				await provideReset(h, out, ctx, extra.tokensBefore ?? 0, extra.signal);
 				break;
 			case "suppress_summary":
 				if (out.site === "before_tree") out.tree = { summary: { summary: "" } };
@@ -195,14 +195,26 @@ async function commitReset(h: HostState, continueRun: boolean, stop: boolean, ou
 	}
 }
 
-async function provideReset(h: HostState, out: Outcome, ctx: ExtensionContext, tokensBefore: number): Promise<void> {
+async function provideReset(h: HostState, out: Outcome, ctx: ExtensionContext, tokensBefore: number, signal: AbortSignal | undefined): Promise<void> {
 	if (out.site !== "before_compact") {
 		ctx.ui.notify("resetpolicy: provide_reset outside a compaction; nothing was reset.", "warning");
 		return;
 	}
+	// Seed 000 (the same machinery): the handler "rechecks generation,
+	// session, window, enabled state, and abort status before returning
+	// drafts". A switch off, a session or tree change, or an abort while
+	// the boundary was built discards it; the compaction is cancelled
+	// rather than left to Pi, whose summary nobody asked for.
+	const before = lifecycle(h);
 	const r = await request<{ windowId: string; result: SessionBeforeCompactResult }>(h, "compactionReset", {
 		tokensBefore: Math.round(tokensBefore),
 	});
+	const stale =
+		!h.live || !h.enabled || before.generation !== h.generation || before.session !== h.sessionKey || before.window !== h.windowId || signal?.aborted === true;
+	if (stale) {
+		out.compaction = { cancel: true };
+		return;
+	}
 	h.pendingCompactionWindow = r.windowId;
 	out.compaction = r.result;
 }
@@ -210,6 +222,9 @@ async function provideReset(h: HostState, out: Outcome, ctx: ExtensionContext, t
 /** Starts ctx.compact for an identified attempt; its callbacks become events. */
 function compact(h: HostState, attempt: number, ctx: ExtensionContext): void {
 	h.inflightAttempt = attempt;
+	let finished = () => {};
+	const work = new Promise<void>((r) => (finished = r));
+	h.attemptWork = work;
 	const done = (event: string, extra: Record<string, unknown>) => {
 		if (h.inflightAttempt === attempt) h.inflightAttempt = undefined;
 		void guard(h, ctx, async () => {
@@ -217,6 +232,9 @@ function compact(h: HostState, attempt: number, ctx: ExtensionContext): void {
 			const d = await decide(h, ctx, event, { attempt, ...extra });
 			await apply(h, d.effects, new Outcome("other"), ctx);
 			return undefined;
+		}).finally(() => {
+			if (h.attemptWork === work) h.attemptWork = undefined;
+			finished();
 		});
 	};
 	try {

@@ -25,7 +25,7 @@ import { MARKER_TYPES, type InitializeResult, type ProjectResult } from "./proto
 import { restoreDurable, snapshot } from "./durable.ts";
 import { apply, summarize } from "./effects.ts";
 import { confirmWindow, decide } from "./facts.ts";
-import { type AgentMessages, fit, type HostState, Outcome, request, say } from "./state.ts";
+import { type AgentMessages, fit, holdForExit, type HostState, Outcome, request, say } from "./state.ts";
 import { registerSurface } from "./surface.ts";
 
 export async function onSessionTree(h: HostState, ctx: ExtensionContext): Promise<undefined> {
@@ -136,6 +136,7 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 	const drafts = [...out.entries];
 	out.deferNotices = drafts.length > 0;
 	h.pendingNotices = [];
+	h.durableDrafts = [];
 	try {
 		const d = await decide(h, ctx, "turn_end", {
 			outcome: e.outcome,
@@ -147,6 +148,10 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 	} catch (err) {
 		if (!(err instanceof EngineDown)) ctx.ui.notify(`resetpolicy: ${errorText(err)}; nothing was reset.`, "error");
 		out.continueRun = undefined;
+	} finally {
+		// The latches after what they latch (persistDurable).
+		out.entries.push(...h.durableDrafts);
+		h.durableDrafts = undefined;
 	}
 	if (out.notices.length > 0) h.pendingNotices.push({ drafts, notices: out.notices });
 	return boundaryResult(e.entries, out);
@@ -166,6 +171,11 @@ export async function onSettled(h: HostState, aborted: boolean, ctx: ExtensionCo
 	h.requestDrafts = [];
 	const d = await decide(h, ctx, "settled", { aborted });
 	await apply(h, d.effects, new Outcome("other"), ctx);
+	// Seed 001: "agent_settled: ... create one identified attempt and
+	// request ctx.compact"; the tool told the model the window is reset
+	// when the run settles. Without a UI Pi exits once this returns.
+	const work = h.attemptWork;
+	if (work !== undefined) await holdForExit(ctx, "the requested context reset", () => work);
 	return undefined;
 }
 

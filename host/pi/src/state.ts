@@ -119,6 +119,13 @@ export interface HostState {
 	inflightAttempt: number | undefined;
 	compactionAttempt: number | undefined;
 	hostCheckpoint: HostCheckpoint | undefined;
+	/**
+	 * The outstanding explicit compaction attempt's work: settles once its
+	 * callback's decision is carried out (see holdForExit).
+	 */
+	attemptWork: Promise<void> | undefined;
+	/** While a turn boundary is decided: the durable-state entries to return to Pi after the turn's entries. */
+	durableDrafts: Draft[] | undefined;
 }
 
 export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
@@ -148,6 +155,8 @@ export function newHostState(pi: ExtensionAPI, opts: HostOptions): HostState {
 		inflightAttempt: undefined,
 		compactionAttempt: undefined,
 		hostCheckpoint: undefined,
+		attemptWork: undefined,
+		durableDrafts: undefined,
 	};
 }
 
@@ -224,4 +233,46 @@ export function fit(branch: SessionEntry[]): SessionEntry[] {
 		start--;
 	}
 	return start === 0 ? branch : branch.slice(start);
+}
+
+/**
+ * How long a Pi without a UI waits, at most, for work a command or tool
+ * promised (RESETPOLICY_EXIT_WAIT_MS, else ten minutes: a close-out may
+ * take several model turns).
+ */
+function exitWaitMs(): number {
+	const v = Number(process.env.RESETPOLICY_EXIT_WAIT_MS);
+	return Number.isFinite(v) && v > 0 ? v : 600_000;
+}
+
+/**
+ * Print and JSON mode (no UI) dispose the runtime, aborting whatever still
+ * runs, as soon as Pi's prompt() returns, and prompt() returns when the
+ * command handler or the run's agent_settled handlers do. Work a command
+ * or tool promised the user (a close-out turn, a reset when the run
+ * settles) is awaited there, so that it happens before Pi exits; bounded,
+ * and said if the bound is hit. The terminal and RPC modes stay and do not
+ * wait.
+ */
+export async function holdForExit(ctx: ExtensionContext, what: string, work: () => Promise<unknown>): Promise<void> {
+	if (hasUI(ctx)) return;
+	const ms = exitWaitMs();
+	let timer: NodeJS.Timeout | undefined;
+	const bound = new Promise<"bound">((r) => {
+		timer = setTimeout(() => r("bound"), ms);
+	});
+	try {
+		const r = await Promise.race([work().then(() => "done" as const), bound]);
+		if (r === "bound") say(ctx, `resetpolicy: ${what} did not finish within ${Math.round(ms / 1000)} s; Pi exits without waiting for it, and it may not have happened.`, "warning");
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+function hasUI(ctx: ExtensionContext): boolean {
+	try {
+		return ctx.hasUI;
+	} catch {
+		return false;
+	}
 }

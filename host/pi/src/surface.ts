@@ -11,7 +11,7 @@ import { errorText } from "./engine.ts";
 import type { InitializeResult, PolicyTool } from "./protocol.ts";
 import { apply, simple } from "./effects.ts";
 import { confirmWindow, decide } from "./facts.ts";
-import { guard, type HostState, Outcome, say } from "./state.ts";
+import { guard, holdForExit, type HostState, Outcome, say } from "./state.ts";
 
 const HOST_COMMAND_HELP = [
 	"/resetpolicy status  the policy in force, where it comes from, its params, and the engine",
@@ -152,7 +152,7 @@ async function onPolicyCommand(h: HostState, name: string, args: string, ctx: Ex
 		const before = h.hostCheckpoint;
 		await apply(h, d.effects, out, ctx);
 		if (out.asks.length > 0) await dialog(h, name, out.asks, ctx);
-		await finishBeforeExit(h, before, ctx);
+		await finishBeforeExit(h, name, before, ctx);
 		return undefined;
 	});
 }
@@ -163,14 +163,19 @@ async function onPolicyCommand(h: HostState, name: string, args: string, ctx: Ex
  * disposes the runtime, which would abort a checkpoint the command started
  * and drop it silently. There the command returns only when the checkpoint
  * it started is written or has failed (its result said), and the turn it
- * starts has run; the terminal and RPC modes stay and answer at once.
+ * starts has run (holdForExit); the terminal and RPC modes stay and answer
+ * at once.
  */
-async function finishBeforeExit(h: HostState, before: HostState["hostCheckpoint"], ctx: ExtensionCommandContext): Promise<void> {
+async function finishBeforeExit(h: HostState, name: string, before: HostState["hostCheckpoint"], ctx: ExtensionCommandContext): Promise<void> {
 	if (hasDialogs(ctx)) return;
 	const hc = h.hostCheckpoint;
-	if (hc === undefined || hc === before) return;
-	await hc.done;
-	await ctx.waitForIdle();
+	// Seed 000: "/wipe-memory ... when idle it starts one ordinary model
+	// turn ... commits at agent_before_settle ... stops the run". The turn
+	// a command started (Pi does not await it) runs to its settlement too.
+	await holdForExit(ctx, `/${name}`, async () => {
+		if (hc !== undefined && hc !== before) await hc.done;
+		await ctx.waitForIdle();
+	});
 }
 
 /**

@@ -6,10 +6,15 @@
 // the request unanswered, as an OOM kill would (FAILSAFE_MODE=kill), or
 // stops answering while it stays alive (FAILSAFE_MODE=stall). With
 // FAILSAFE_MODE=crash it dies at start instead, once, before it reads a
-// request, as a binary that crashes on start-up would.
+// request, as a binary that crashes on start-up would. With
+// FAILSAFE_MODE=hold it holds, once, the first request of the method
+// FAILSAFE_METHOD (passing every other line on), writes the file
+// FAILSAFE_HELD, and sends the request on once the file FAILSAFE_RELEASE
+// exists: a test then acts while the extension awaits that answer.
 
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, watch, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 
 const spent = process.env.FAILSAFE_SPENT ?? "";
@@ -33,6 +38,17 @@ lines.on("line", (line) => {
 		msg = JSON.parse(line) as typeof msg;
 	} catch {
 		// passed on as it is
+	}
+	if (process.env.FAILSAFE_MODE === "hold" && msg.method === process.env.FAILSAFE_METHOD && spent !== "" && !existsSync(spent)) {
+		writeFileSync(spent, "");
+		const release = process.env.FAILSAFE_RELEASE ?? "";
+		const watcher = watch(dirname(release), () => {
+			if (!existsSync(release)) return;
+			watcher.close();
+			real.stdin.write(`${line}\n`);
+		});
+		writeFileSync(process.env.FAILSAFE_HELD ?? "", "");
+		return;
 	}
 	if (msg.method === "decide" && msg.params?.event?.event === process.env.FAILSAFE_ON && spent !== "" && !existsSync(spent)) {
 		writeFileSync(spent, "");

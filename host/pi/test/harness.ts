@@ -47,6 +47,8 @@ export interface PiOptions {
 	project?: Record<string, string>;
 	trusted?: boolean;
 	contextWindow?: number;
+	/** Further models the faux provider offers (faux-1 is selected), e.g. one with a smaller window to switch to. */
+	moreModels?: { id: string; contextWindow: number }[];
 	compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
 	/** An existing session file to open instead of a new session. */
 	sessionFile?: string;
@@ -116,7 +118,10 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 	}
 
 	const faux = fauxProvider({
-		models: [{ id: "faux-1", contextWindow: opts.contextWindow ?? 1_000_000, maxTokens: 4096 }],
+		models: [
+			{ id: "faux-1", contextWindow: opts.contextWindow ?? 1_000_000, maxTokens: 4096 },
+			...(opts.moreModels ?? []).map((m) => ({ ...m, maxTokens: 4096 })),
+		],
 	});
 	const modelRuntime = await ModelRuntime.create({
 		authPath: join(agentDir, "auth.json"),
@@ -349,6 +354,22 @@ export function enginePids(): number[] {
 		} catch {
 			// gone meanwhile
 		}
+	}
+	return out;
+}
+
+/** Collects what the process writes to stderr while fn runs (print and JSON mode output). */
+export async function stderrOf(fn: () => Promise<void>): Promise<string> {
+	const original = process.stderr.write.bind(process.stderr);
+	let out = "";
+	process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+		out += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
+		return (original as (c: unknown, ...r: unknown[]) => boolean)(chunk, ...rest);
+	}) as typeof process.stderr.write;
+	try {
+		await fn();
+	} finally {
+		process.stderr.write = original;
 	}
 	return out;
 }

@@ -248,3 +248,34 @@ test("durable state follows the branch: /tree back to before the warning forgets
 function countWarnings(pi: Pi): number {
 	return labels(pi.persisted()).filter((l) => l === "custom_message:resetpolicy/checkpoint_warning").length;
 }
+
+test("seed 000 'automatic provider-overflow recovery remains separately bounded' / 'real queued user input is answered before stopping': a budget close-out whose request overflows with a follow-up queued is recovered once at once; the follow-up is answered in the fresh window", async () => {
+	// A 20000-token window is inside the warning runway from the start: each
+	// request carries the budget close-out warning (an automatic close-out).
+	const pi = await startPi({ contextWindow: 20000, decisionLog: true });
+	try {
+		pi.respond(
+			async () => {
+				await pi.session.followUp("and what about the tests?");
+				return fauxAssistantMessage("", { stopReason: "error", errorMessage: OVERFLOW });
+			},
+			fauxAssistantMessage("picked up from the notes"),
+			fauxAssistantMessage("the tests pass"),
+		);
+		await pi.session.prompt("next step");
+		await settle(pi);
+		const got = labels(pi.persisted());
+		const first = JSON.stringify(pi.requests[0]);
+		assert.ok(pi.requests.slice(1).every((r) => JSON.stringify(r) !== first), "the overflowed request was sent again unchanged");
+		const followUp = pi.requests.map(requestTexts).find((r) => r.includes("user:and what about the tests?"));
+		assert.ok(followUp !== undefined, "the follow-up was never sent");
+		assert.ok(!followUp.includes("user:next step"), "the follow-up went into the overflowing window");
+		assert.equal(got.filter((l) => l === "compaction:reset").length, 1, `one reset: ${got.join(", ")}`);
+		assert.ok(got.indexOf("user:and what about the tests?") > got.indexOf("compaction:reset"), got.join(", "));
+		assert.equal(got.at(-1), "assistant:the tests pass");
+		const rules = pi.decisions().flatMap((d) => d.rules);
+		assert.ok(rules.includes("turn_end_overflow_with_queued_input_recovers_before_it"), rules.join(", "));
+	} finally {
+		await pi.dispose();
+	}
+});

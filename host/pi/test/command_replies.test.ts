@@ -4,23 +4,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startPi } from "./harness.ts";
-
-/** Collects what the process writes to stderr while fn runs (print and JSON mode output). */
-export async function stderrOf(fn: () => Promise<void>): Promise<string> {
-	const original = process.stderr.write.bind(process.stderr);
-	let out = "";
-	process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-		out += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
-		return (original as (c: unknown, ...r: unknown[]) => boolean)(chunk, ...rest);
-	}) as typeof process.stderr.write;
-	try {
-		await fn();
-	} finally {
-		process.stderr.write = original;
-	}
-	return out;
-}
+import { startPi, stderrOf } from "./harness.ts";
 
 for (const mode of ["print", "json"] as const) {
 	test(`seed 002 'Both commands work in TUI, print, JSON, and RPC modes.': /resetpolicy status, off and on answer in ${mode} mode`, async () => {

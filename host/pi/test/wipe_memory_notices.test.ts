@@ -5,7 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fauxAssistantMessage } from "@earendil-works/pi-ai";
-import { labels, requestTexts, settle, startPi } from "./harness.ts";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { holdForExit } from "../src/state.ts";
+import { labels, requestTexts, settle, startPi, stderrOf } from "./harness.ts";
 
 const TRANSIENT = "503 Service Unavailable: overloaded";
 const PAD = "lorem ipsum dolor sit amet ".repeat(340); // about 2300 tokens
@@ -91,5 +93,37 @@ test("seed 000 'Usage estimation uses the same checkpoint-aware projection decis
 		assert.match(requestTexts(pi.requests.at(-1)!).at(-1)!, /^user:Context checkpoint: this context window is about to be wiped/);
 	} finally {
 		await pi.dispose();
+	}
+});
+
+test("seed 000 'An ordinary close-out error is dropped without reset.': in print mode the dropped /wipe-memory is said before the command returns, which is before Pi exits", async () => {
+	const pi = await startPi({ mode: "print" });
+	try {
+		pi.respond(fauxAssistantMessage("", { stopReason: "error", errorMessage: TRANSIENT }), fauxAssistantMessage("notes saved"));
+		const err = await stderrOf(() => pi.session.prompt("/wipe-memory"));
+		assert.match(err, /^Warning: \/wipe-memory did not happen: .*Run \/wipe-memory again/m);
+		assert.equal(pi.requests.length, 2, "the close-out turn (and Pi's retry) ran before the command returned");
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("holdForExit: without a UI, work that never finishes is waited for only up to the bound, and the user is told", async () => {
+	const saved = process.env.RESETPOLICY_EXIT_WAIT_MS;
+	process.env.RESETPOLICY_EXIT_WAIT_MS = "20";
+	try {
+		const noUI = { hasUI: false } as unknown as ExtensionContext;
+		const err = await stderrOf(() => holdForExit(noUI, "/wipe-memory", () => new Promise<void>(() => {})));
+		assert.match(err, /^Warning: resetpolicy: \/wipe-memory did not finish within 0 s; Pi exits without waiting for it/m);
+		const done = await stderrOf(() => holdForExit(noUI, "/wipe-memory", async () => {}));
+		assert.equal(done, "", "finished work says nothing");
+		let waited = false;
+		await holdForExit({ hasUI: true } as unknown as ExtensionContext, "x", async () => {
+			waited = true;
+		});
+		assert.equal(waited, false, "with a UI Pi stays: nothing is waited for");
+	} finally {
+		if (saved === undefined) delete process.env.RESETPOLICY_EXIT_WAIT_MS;
+		else process.env.RESETPOLICY_EXIT_WAIT_MS = saved;
 	}
 });
