@@ -130,7 +130,7 @@ func BenchmarkTestFileCheck(b *testing.B) {
 	src, _ := policies.TestSource("wipe_memory")
 	run(b, "wipe_memory.test.hcl", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if ds := problems(testKind, src.Name, src.Bytes, false, func(string) []byte { return nil }); ds.HasErrors() {
+			if ds := problems(testKind, src.Name, src.Bytes, false, func(string) []byte { return nil }, nil); ds.HasErrors() {
 				b.Fatal(ds)
 			}
 		}

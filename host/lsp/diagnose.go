@@ -22,8 +22,12 @@ import (
 // reports for a document's text, with the same positions and messages.
 // openText gives the text of another open document (a test file's policy
 // that is being edited), or nil. It reads no state of the server, so it
-// runs outside the server's lock.
-func problems(k kind, name string, src []byte, dropped bool, openText func(path string) []byte) hcl.Diagnostics {
+// runs outside the server's lock. b bounds a test file's work and stops
+// the check when it goes stale (nil: no stop, the default bounds).
+func problems(k kind, name string, src []byte, dropped bool, openText func(path string) []byte, b *budget) hcl.Diagnostics {
+	if b == nil {
+		b = &budget{}
+	}
 	var diags hcl.Diagnostics
 	switch {
 	case dropped:
@@ -37,7 +41,7 @@ func problems(k kind, name string, src []byte, dropped bool, openText func(path 
 			diags = append(diags, rules.DeadParts(p)...)
 		}
 	case k == testKind:
-		diags = testProblems(src, name, openText)
+		diags = testProblems(src, name, openText, b)
 	case k == scenarioKind:
 		_, diags = scenario.Parse(src, name)
 	}
@@ -49,8 +53,9 @@ func problems(k kind, name string, src []byte, dropped bool, openText func(path 
 // unknown param or a value of the wrong type points into the test file, a
 // policy that does not load is one problem at the policy attribute); and,
 // when all of that is clean, the runs that fail, each failed expectation
-// at its place, as `resetpolicy test` reports them.
-func testProblems(src []byte, name string, openText func(string) []byte) hcl.Diagnostics {
+// at its place, as `resetpolicy test` reports them. Its work is bounded by
+// b: the runs past the bound are not run, and one warning says so.
+func testProblems(src []byte, name string, openText func(string) []byte, b *budget) hcl.Diagnostics {
 	f, diags := testfile.Parse(src, name)
 	if diags.HasErrors() || f.Policy == "" {
 		return diags
@@ -74,15 +79,20 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 		cache[key.String()] = loaded{p, ds}
 		return p, ds
 	}
-	seen := map[string]bool{}
 	runs := f.Runs
 	if len(runs) == 0 {
 		runs = []*testfile.Run{{}}
 	}
+	// The sets of overrides loaded, by the test file's key: a run whose
+	// set is not among them (the budget ran out) is not run.
+	seen := map[string]bool{}
 	for _, run := range runs {
 		key := f.OverridesKey(run)
 		if seen[key] {
 			continue
+		}
+		if b.isStale() || !b.takeLoad(policySize(f, openText)) {
+			break
 		}
 		seen[key] = true
 		_, ds := load(f, f.Overrides(run))
@@ -107,11 +117,23 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 			return diags
 		}
 	}
-	if diags.HasErrors() {
+	if diags.HasErrors() || b.isStale() {
 		return diags
 	}
 	runner := testrun.New(load)
-	runner.RunFile(f)
+	var skipped []*testfile.Run
+	for _, run := range f.Runs {
+		if b.isStale() {
+			return diags
+		}
+		if !seen[f.OverridesKey(run)] || !b.takeEvents(len(run.Events)) {
+			skipped = append(skipped, run)
+			continue
+		}
+		one := *f
+		one.Runs = []*testfile.Run{run}
+		runner.RunFile(&one)
+	}
 	for _, r := range runner.Report().Results {
 		for _, fl := range r.Failures {
 			rng := fl.Pos
@@ -128,7 +150,31 @@ func testProblems(src []byte, name string, openText func(string) []byte) hcl.Dia
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Run fails", Detail: detail, Subject: rng})
 		}
 	}
+	if len(skipped) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Runs not checked",
+			Detail: fmt.Sprintf("%d of %d runs are not run as you type: a check loads at most %d bytes of policy text (each load counting at least %d) and runs at most %d events; `resetpolicy test` runs them all",
+				len(skipped), len(f.Runs), MaxCheckLoadBytes, minLoadCost, MaxCheckEvents),
+			Subject: skipped[0].NameRange.Ptr()})
+	}
 	return diags
+}
+
+// policySize is what loading a test file's policy costs, in bytes of its
+// text: the open document's, the file's on disk or the built-in's.
+func policySize(f *testfile.File, openText func(string) []byte) int {
+	if path := f.PolicyFile(); path != "" {
+		if b := openText(path); b != nil {
+			return len(b)
+		}
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			return int(min(st.Size(), rules.MaxFileBytes))
+		}
+		return 0
+	}
+	if src, ok := policies.Source(f.Policy); ok {
+		return len(src.Bytes)
+	}
+	return 0
 }
 
 // loadTestPolicy loads the policy a test file names, as resetpolicy test

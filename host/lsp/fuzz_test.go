@@ -82,6 +82,7 @@ func fuzzBody(tb testing.TB) func(t *testing.T, text string, script []byte) {
 		}
 		s.mu.Lock()
 		s.docs = map[string]*document{}
+		s.byName = map[string]*document{}
 		s.mu.Unlock()
 		must := func(err error) {
 			if err != nil {
@@ -91,6 +92,7 @@ func fuzzBody(tb testing.TB) func(t *testing.T, text string, script []byte) {
 		must(s.didOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uri, Text: text, Version: 1}}))
 		model := text
 		id := protocol.TextDocumentIdentifier{URI: uri}
+		var batch []any // the same edits, sent at the end as one change
 		for i := 0; i+5 <= len(script); i += 5 {
 			e := script[i : i+5]
 			r := protocol.Range{Start: protocol.Position{Line: protocol.UInteger(e[0] % 64), Character: protocol.UInteger(e[1] % 48)},
@@ -99,6 +101,7 @@ func fuzzBody(tb testing.TB) func(t *testing.T, text string, script []byte) {
 			must(s.didChange(ctx, &protocol.DidChangeTextDocumentParams{TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: id, Version: protocol.Integer(i + 2)},
 				ContentChanges: []any{protocol.TextDocumentContentChangeEvent{Range: &r, Text: snip}}}))
 			model = refApply(model, r, snip)
+			batch = append(batch, protocol.TextDocumentContentChangeEvent{Range: &r, Text: snip})
 			s.mu.Lock()
 			got := string(s.docs[uri].src())
 			s.mu.Unlock()
@@ -123,6 +126,19 @@ func fuzzBody(tb testing.TB) func(t *testing.T, text string, script []byte) {
 		s.mu.Lock()
 		d := s.docs[uri]
 		s.mu.Unlock()
-		_ = problems(d.kind, d.name, d.src(), d.dropped, func(string) []byte { return nil })
+		_ = problems(d.kind, d.name, d.src(), d.dropped, func(string) []byte { return nil }, nil)
+		// All the edits in one change, applied in one pass, leave the
+		// text the edits one by one left.
+		if len(batch) > 1 {
+			bid := protocol.TextDocumentIdentifier{URI: "file:///fuzz/batch.hcl"}
+			must(s.didOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: bid.URI, Text: text, Version: 1}}))
+			must(s.didChange(ctx, &protocol.DidChangeTextDocumentParams{TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: bid, Version: 2}, ContentChanges: batch}))
+			s.mu.Lock()
+			got := string(s.docs[bid.URI].src())
+			s.mu.Unlock()
+			if got != model {
+				t.Fatalf("the edits as one change: text %q, want %q", got, model)
+			}
+		}
 	}
 }

@@ -41,11 +41,23 @@ type Server struct {
 
 	mu     sync.Mutex
 	docs   map[string]*document // by URI
+	byName map[string]*document // by file path: a test file's policy
 	timers map[string]*time.Timer
 	conn   *jsonrpc2.Conn
 	ctx    context.Context
 	shut   bool
 	exited bool
+
+	// The check queue (check.go): documents waiting, in order from head,
+	// each once; the check running per document; the checkers running.
+	queue    []string
+	head     int
+	queued   map[string]bool
+	checking map[string]*checkRun
+	checkers int
+	// checkHook, for tests, is called at each step of a check (before a
+	// policy load or a test run) with the document and its version.
+	checkHook func(uri string, version int32)
 
 	builtinMu   sync.Mutex
 	builtinURIs map[string]string
@@ -56,7 +68,8 @@ func New(opts Options) *Server {
 	if opts.Debounce == 0 {
 		opts.Debounce = DefaultDebounce
 	}
-	s := &Server{opts: opts, docs: map[string]*document{}, timers: map[string]*time.Timer{}}
+	s := &Server{opts: opts, docs: map[string]*document{}, byName: map[string]*document{}, timers: map[string]*time.Timer{},
+		queued: map[string]bool{}, checking: map[string]*checkRun{}}
 	s.handler = protocol.Handler{
 		Initialize:                 s.initialize,
 		Initialized:                func(*glsp.Context, *protocol.InitializedParams) error { return nil },
@@ -67,7 +80,7 @@ func New(opts Options) *Server {
 		TextDocumentDidOpen:        s.didOpen,
 		TextDocumentDidChange:      s.didChange,
 		TextDocumentDidClose:       s.didClose,
-		TextDocumentDidSave:        func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentDidSave:        s.didSave,
 		TextDocumentCompletion:     s.completion,
 		TextDocumentHover:          s.hover,
 		TextDocumentDefinition:     s.definition,
@@ -93,9 +106,7 @@ func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.timers {
-		t.Stop()
-	}
+	s.stopChecks()
 	if s.exited && !s.shut {
 		return ErrExitBeforeShutdown
 	}
@@ -178,6 +189,9 @@ func (s *Server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any,
 	caps.TextDocumentSync = protocol.TextDocumentSyncOptions{
 		OpenClose: &protocol.True,
 		Change:    ptrTo(protocol.TextDocumentSyncKindIncremental),
+		// A save checks the document again: a file it reads from disk
+		// (a test file's policy that is not open) may have changed.
+		Save: &protocol.SaveOptions{IncludeText: &protocol.False},
 	}
 	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{".", "\"", "'"}}
 	version := s.opts.Version
@@ -191,10 +205,7 @@ func (s *Server) shutdown(*glsp.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.shut = true
-	for uri, t := range s.timers {
-		t.Stop()
-		delete(s.timers, uri)
-	}
+	s.stopChecks()
 	return nil
 }
 
@@ -211,12 +222,7 @@ func (s *Server) doc(uri string) (*document, error) {
 
 // docByName finds an open document by its file path, under s.mu.
 func (s *Server) docByName(name string) *document {
-	for _, d := range s.docs {
-		if d.name == name {
-			return d
-		}
-	}
-	return nil
+	return s.byName[name]
 }
 
 // openText is the text of an open document by file path, under s.mu.
@@ -227,15 +233,28 @@ func (s *Server) openText(path string) []byte {
 	return nil
 }
 
+// didOpen keeps the document and queues its check: the check runs on a
+// checker, not on the goroutine that reads messages.
 func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 	s.mu.Lock()
 	name := nameOf(p.TextDocument.URI)
 	d := &document{uri: p.TextDocument.URI, name: name, kind: kindOf(name), version: p.TextDocument.Version, openText: s.openText}
 	d.setText([]byte(p.TextDocument.Text))
+	if old := s.docs[d.uri]; old != nil {
+		s.forget(old)
+	}
 	s.docs[d.uri] = d
+	s.byName[name] = d
 	s.mu.Unlock()
-	s.schedule(d.uri, -1)
+	s.schedule(d.uri, -1, true)
 	return nil
+}
+
+// forget drops a document from the index by name, under s.mu.
+func (s *Server) forget(d *document) {
+	if s.byName[d.name] == d {
+		delete(s.byName, d.name)
+	}
 }
 
 func (d *document) setText(b []byte) {
@@ -247,6 +266,8 @@ func (d *document) setText(b []byte) {
 	d.text, d.dropped = newText(b), false
 }
 
+// didChange applies the edits of one change in one pass (edits.go) and
+// queues the check after the debounce.
 func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
 	s.mu.Lock()
 	d, err := s.doc(p.TextDocument.URI)
@@ -255,83 +276,34 @@ func (s *Server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 		return err
 	}
 	d.version = p.TextDocument.Version
-	for _, c := range p.ContentChanges {
-		switch c := c.(type) {
-		case protocol.TextDocumentContentChangeEventWhole:
-			d.setText([]byte(c.Text))
-		case protocol.TextDocumentContentChangeEvent:
-			if d.text == nil || c.Range == nil {
-				continue // dropped: only a whole text brings it back
-			}
-			d.setText(d.text.apply(*c.Range, c.Text))
-		}
-	}
+	d.applyChanges(p.ContentChanges)
 	s.mu.Unlock()
-	s.schedule(d.uri, s.opts.Debounce)
+	s.schedule(d.uri, s.opts.Debounce, true)
+	return nil
+}
+
+func (s *Server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
+	s.schedule(p.TextDocument.URI, -1, false)
 	return nil
 }
 
 func (s *Server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.docs, p.TextDocument.URI)
-	if t, ok := s.timers[p.TextDocument.URI]; ok {
-		t.Stop()
-		delete(s.timers, p.TextDocument.URI)
+	uri := p.TextDocument.URI
+	if d := s.docs[uri]; d != nil {
+		s.forget(d)
 	}
-	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
-	return nil
-}
-
-// schedule checks a document after delay (at once when it is not
-// positive) and publishes its diagnostics, replacing a pending check:
-// while the author types, only the last change is checked. Not under s.mu.
-func (s *Server) schedule(uri string, delay time.Duration) {
-	s.mu.Lock()
+	delete(s.docs, uri)
 	if t, ok := s.timers[uri]; ok {
 		t.Stop()
 		delete(s.timers, uri)
 	}
-	if delay > 0 {
-		s.timers[uri] = time.AfterFunc(delay, func() { s.check(uri) })
+	if run := s.checking[uri]; run != nil {
+		run.stale.Store(true)
 	}
-	s.mu.Unlock()
-	if delay <= 0 {
-		s.check(uri)
-	}
-}
-
-// check computes a document's problems outside the lock, so that requests
-// are answered while a large file is checked, and publishes them unless
-// the document changed meanwhile (the newer change publishes its own).
-func (s *Server) check(uri string) {
-	defer func() {
-		if r := recover(); r != nil {
-			s.logf("panic while checking %s: %v\n%s", uri, r, debug.Stack())
-		}
-	}()
-	s.mu.Lock()
-	d, ok := s.docs[uri]
-	if !ok || s.shut {
-		s.mu.Unlock()
-		return
-	}
-	gen, k, name, src, dropped := d.gen, d.kind, d.name, d.src(), d.dropped
-	open := map[string][]byte{}
-	for _, o := range s.docs {
-		if o != d && !o.dropped {
-			open[o.name] = o.src()
-		}
-	}
-	s.mu.Unlock()
-	diags := problems(k, name, src, dropped, func(path string) []byte { return open[path] })
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cur, ok := s.docs[uri]; !ok || cur != d || d.gen != gen || s.shut {
-		return
-	}
-	version := protocol.UInteger(d.version)
-	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: s.lspDiagnostics(d, diags)})
+	s.notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: []protocol.Diagnostic{}})
+	return nil
 }
 
 func (s *Server) notify(method string, params any) {
