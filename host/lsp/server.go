@@ -93,9 +93,11 @@ func New(opts Options) *Server {
 
 // Run serves one client on stream until it disconnects or sends exit.
 // It returns ErrExitBeforeShutdown for an exit that no shutdown preceded,
-// and nil otherwise.
+// a *FramingError when the client's bytes could not be read as messages
+// on (stream.go), and nil otherwise.
 func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
-	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
+	st := newStream(stream)
+	conn := jsonrpc2.NewConn(ctx, st, jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
 	s.mu.Lock()
 	s.conn, s.ctx = conn, ctx
 	s.mu.Unlock()
@@ -109,6 +111,9 @@ func (s *Server) Run(ctx context.Context, stream io.ReadWriteCloser) error {
 	s.stopChecks()
 	if s.exited && !s.shut {
 		return ErrExitBeforeShutdown
+	}
+	if fe := st.framingErr(); fe != nil && !s.exited {
+		return fe
 	}
 	return nil
 }

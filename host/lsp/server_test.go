@@ -1,11 +1,9 @@
 package lsp
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -263,9 +261,8 @@ func connect(t *testing.T, s *Server) *client {
 	return c
 }
 
-// TestBounds: the loader's bounds hold for open documents, at most as many
-// diagnostics as check prints are published, and a message over
-// MaxMessageBytes ends the connection instead of being read.
+// TestBounds: the loader's bounds hold for open documents, and at most as
+// many diagnostics as check prints are published.
 func TestBounds(t *testing.T) {
 	c := newClient(t, Options{})
 	dir := t.TempDir()
@@ -291,19 +288,6 @@ func TestBounds(t *testing.T) {
 		t.Errorf("many: %d diagnostics, last %q; want %d and \"and 10 more\"", len(d), d[len(d)-1].Message, rules.MaxDiagnosticsShown+1)
 	}
 
-	srv, cli := net.Pipe()
-	done := make(chan struct{})
-	go func() { _ = New(Options{}).Run(context.Background(), srv); srv.Close(); close(done) }()
-	go func() { fmt.Fprintf(cli, "Content-Length: %d\r\n\r\n", MaxMessageBytes+1); io.Copy(io.Discard, cli) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("an oversized message did not end the connection")
-	}
-	cli.Close()
-	if err := (codec{}).ReadObject(bufio.NewReader(strings.NewReader(strings.Repeat("x", 2*maxHeaderLine)+"\r\n")), new(any)); err == nil {
-		t.Error("a header line over the bound was read")
-	}
 }
 
 // TestBuiltinWrittenOnDemand: nothing is written when the server starts or
@@ -394,7 +378,7 @@ func TestExitBeforeShutdown(t *testing.T) {
 func TestFirstMessagesReachTheClient(t *testing.T) {
 	s := New(Options{Debounce: -1, CacheDir: t.TempDir()})
 	srv, cli := net.Pipe()
-	server := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(srv, codec{}), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
+	server := jsonrpc2.NewConn(context.Background(), newStream(srv), jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(discard{}))
 	t.Cleanup(func() { server.Close() })
 	c := dial(t, cli)
 	t.Cleanup(func() { c.conn.Close() })
