@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/resetpolicy/resetpolicy/policies"
 )
@@ -39,7 +41,7 @@ func (s *Server) builtinFile(name string, write bool) (uri string, src []byte, e
 	sum := sha256.Sum256(source.Bytes)
 	dir = filepath.Join(dir, "resetpolicy", "builtin", hex.EncodeToString(sum[:6]))
 	path := filepath.Join(dir, name+".hcl")
-	if have, err := os.ReadFile(path); err != nil || !bytes.Equal(have, source.Bytes) {
+	if !holds(path, source.Bytes) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", nil, err
 		}
@@ -75,4 +77,27 @@ func errorsJoin(a, b error) error {
 		return a
 	}
 	return b
+}
+
+// holds says whether path is a regular file whose bytes are want. Anything
+// else found there — a FIFO (opening it would wait for a writer), a
+// symbolic link (to /dev/zero, which never ends), a device, a directory,
+// a file of another size — is not read past len(want)+1 bytes, and the
+// caller writes the file anew.
+func holds(path string, want []byte) bool {
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(want)) {
+		return false
+	}
+	// The entry may change between Lstat and open: O_NOFOLLOW refuses a
+	// link, O_NONBLOCK keeps a FIFO from waiting, fstat is what counts.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	have, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1))
+	return err == nil && bytes.Equal(have, want)
 }

@@ -305,8 +305,10 @@ func (s *Server) location(d *document, r hcl.Range, write bool) (protocol.Locati
 	if o := s.docByName(r.Filename); o != nil && o.text != nil {
 		return protocol.Location{URI: o.uri, Range: o.text.rng(r)}, true
 	}
-	b, err := os.ReadFile(r.Filename)
-	if err != nil || len(b) > rules.MaxFileBytes {
+	// A file on disk is read as check reads it: a regular file within
+	// rules.MaxFileBytes (a FIFO there must not hold the server's lock).
+	b, ds := rules.ReadHCLFile(r.Filename, "file")
+	if ds.HasErrors() {
 		return protocol.Location{}, false
 	}
 	return protocol.Location{URI: fileURI(r.Filename), Range: newText(b).rng(r)}, true
