@@ -167,6 +167,9 @@ func TestCleanFilesAreClean(t *testing.T) {
 func TestBuiltinRunsBounded(t *testing.T) {
 	defer func(n int) { maxBuiltinRuns = n }(maxBuiltinRuns)
 	maxBuiltinRuns = 3
+	builtinRunsMu.Lock()
+	builtinRuns = nil // what other tests left
+	builtinRunsMu.Unlock()
 	for i := 0; i < 10; i++ {
 		p, ds := loadBuiltinWith("wipe_memory", []rules.Override{{Name: "warning_runway", Raw: fmt.Sprint(1000 + i), Origin: "t"}})
 		if p == nil || ds.HasErrors() {
