@@ -13,8 +13,10 @@ import (
 )
 
 // TestNeovimClient runs the server under Neovim's own LSP client, when
-// nvim is installed (apt-get install neovim): a real client's framing,
-// capabilities and position handling against the server's.
+// nvim is installed (apt-get install neovim; Debian's is 0.7.2): a real
+// client's framing, capabilities and position handling against the
+// server's, and the init.lua snippet docs/lsp.md gives, as it is written
+// there.
 func TestNeovimClient(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -34,6 +36,7 @@ func TestNeovimClient(t *testing.T) {
 	}
 	before := broken[:strings.Index(broken, "event.tokenz")+len("event.")] // the fact
 	at := fmt.Sprintf("%d:%d", strings.Count(before, "\n")+1, len(before)-strings.LastIndexByte(before, '\n'))
+	t.Run("docs snippet", func(t *testing.T) { nvimSnippet(t, nvim, dir, policy, at) })
 	script, _ := filepath.Abs("testdata/nvim/client.lua")
 	out := filepath.Join(dir, "out.txt")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -58,6 +61,47 @@ func TestNeovimClient(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+// nvimSnippet runs Neovim with docs/lsp.md's snippet as its init.lua and
+// resetpolicy on PATH, on a policy with one problem at `at`.
+func nvimSnippet(t *testing.T, nvim, dir, policy, at string) {
+	doc, err := os.ReadFile("../../docs/lsp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "**Neovim**")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "```lua\n")
+	}
+	snippet, _, found := strings.Cut(rest, "```")
+	if !ok || !found {
+		t.Fatal("no lua block after **Neovim** in docs/lsp.md")
+	}
+	init := filepath.Join(dir, "init.lua")
+	if err := os.WriteFile(init, []byte(snippet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := filepath.Abs("testdata/nvim/snippet.lua")
+	out := filepath.Join(dir, "snippet.txt")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-u", init, "-c", "luafile "+script, policy)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "OUT="+out,
+		"XDG_CACHE_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no output from the snippet's check: %v", err)
+	}
+	for _, want := range []string{"filetype hcl\n", "diagnostic " + at + ` Invalid expression | event request has no fact "tokenz"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("missing %q in\n%s", want, b)
 		}
 	}
 }
