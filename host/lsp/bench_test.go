@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -135,4 +136,28 @@ func BenchmarkTestFileCheck(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTestFileCheckBounded times the check of a test file of 1,500
+// runs, each with its own param value (a whole load of the policy each):
+// within the check's budget (32 loads) and, for comparison, without it.
+func BenchmarkTestFileCheckBounded(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("policy = \"wipe_memory\"\n")
+	for i := 0; i < 1500; i++ {
+		fmt.Fprintf(&src, "run \"r%d\" {\n  params = { warning_runway = %d }\n  event \"turn_end\" {}\n}\n", i, 1000+i)
+	}
+	for _, tc := range []struct {
+		name string
+		b    func() *budget
+	}{
+		{"budget", func() *budget { return nil }},
+		{"no budget", func() *budget { return &budget{loadBytes: math.MinInt / 2, events: math.MinInt / 2} }},
+	} {
+		run(b, tc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				problems(testKind, "/x/a.test.hcl", []byte(src.String()), false, func(string) []byte { return nil }, tc.b())
+			}
+		})
+	}
 }
