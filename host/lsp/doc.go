@@ -15,12 +15,20 @@
 // for formatting (fmt's result). It has no parser of its own: positions
 // come from HCL's syntax tree and the loader's diagnostics.
 //
-// Bounds: a message is read within MaxMessageBytes, a document analysed
-// within rules.MaxFileBytes and rules.MaxNesting (the loader's bounds), at
-// most rules.MaxDiagnosticsShown diagnostics are published per document,
-// and a completion list holds at most maxItems. Every request runs under
-// a recover: a document that breaks a handler gets an LSP error answer,
-// never a dead server.
+// Bounds: a message is read within MaxMessageBytes, and one that is no
+// request is answered with an error while the server reads on (a stream
+// that cannot be cut into messages ends Run with a FramingError); a
+// document is analysed within rules.MaxFileBytes and rules.MaxNesting
+// (the loader's bounds); at most rules.MaxDiagnosticsShown diagnostics are
+// published per document; a completion list holds at most maxItems. Every
+// request runs under a recover: a document that breaks a handler gets an
+// LSP error answer, never a dead server.
+//
+// Checks run on checker goroutines (check.go), never on the goroutine
+// that reads messages, at most maxCheckers at once and one per document;
+// a newer version stops the older check, and a test file's check runs
+// within MaxCheckEvents and MaxCheckLoadBytes (budget.go). A change of
+// many edits is applied in one pass (edits.go).
 //
 // A definition inside a built-in policy (a composed policy's inherited
 // rule, slot or param) is shown in the built-in's embedded source, written
