@@ -17,8 +17,12 @@ import (
 // policy load or a test run) and publishes nothing, so edits never pile
 // up checks.
 
-// maxCheckers is how many documents are checked at once.
-const maxCheckers = 2
+// maxCheckers is how many documents are checked at once: one, because
+// rules.Load is not safe to run in two goroutines at once (expr's checker
+// fills caches of the checker configuration rules/lang shares between
+// compiles of one signature: go test -race shows it), and because a
+// second check would take the core that answers requests.
+const maxCheckers = 1
 
 // checkRun is one check in progress.
 type checkRun struct {

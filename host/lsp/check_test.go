@@ -25,7 +25,8 @@ func manyRuns(n int) string {
 // TestCheckOffTheReadLoop: while a test file's check is held at its first
 // step, hover and completion on it are answered; eleven newer versions
 // sent meanwhile stop that check at its next step, and only the last
-// version is checked and published — no check per version piles up.
+// version is checked and published — no check per version piles up; a
+// document opened meanwhile waits for the one checker.
 func TestCheckOffTheReadLoop(t *testing.T) {
 	s := New(Options{Debounce: -1, CacheDir: t.TempDir()})
 	uri := fileURI(filepath.Join(t.TempDir(), "a.test.hcl"))
@@ -72,15 +73,25 @@ func TestCheckOffTheReadLoop(t *testing.T) {
 	for v := 2; v <= 12; v++ {
 		change(c, uri, v, map[string]any{"text": text})
 	}
+	other := fileURI(filepath.Join(t.TempDir(), "b.test.hcl"))
+	c.notif("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": other, "languageId": "hcl", "version": 1, "text": manyRuns(1)}})
 	// Messages are handled in order: once this is answered, every change
 	// above has been.
 	c.call("textDocument/hover", docPos(uri, 2, 10), &hover)
+	s.mu.Lock()
+	if s.checkers != 1 {
+		t.Errorf("%d checkers run: one document is checked at a time", s.checkers)
+	}
+	s.mu.Unlock()
 	mu.Lock()
 	released = true
 	mu.Unlock()
 	close(release)
 	if d := c.diagnostics(uri, 12); len(d) != 0 {
 		t.Errorf("version 12: %v", d)
+	}
+	if d := c.diagnostics(other, 1); len(d) != 0 {
+		t.Errorf("the other document: %v", d)
 	}
 	mu.Lock()
 	defer mu.Unlock()

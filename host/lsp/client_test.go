@@ -81,7 +81,7 @@ func (c *client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 
 func (c *client) call(method string, params, result any) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := c.conn.Call(ctx, method, params, result); err != nil {
 		c.t.Fatalf("%s: %v", method, err)
@@ -90,7 +90,7 @@ func (c *client) call(method string, params, result any) {
 
 // callErr is call for a request expected to fail.
 func (c *client) callErr(method string, params any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var raw json.RawMessage
 	return c.conn.Call(ctx, method, params, &raw)
@@ -110,7 +110,7 @@ func (c *client) open(uri, text string) {
 // diagnostics waits for the diagnostics of a document's version.
 func (c *client) diagnostics(uri string, version int) []protocol.Diagnostic {
 	c.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for {
 		c.mu.Lock()
 		for _, p := range c.diags[uri] {

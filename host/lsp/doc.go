@@ -25,7 +25,7 @@
 // LSP error answer, never a dead server.
 //
 // Checks run on checker goroutines (check.go), never on the goroutine
-// that reads messages, at most maxCheckers at once and one per document;
+// that reads messages, one at a time (maxCheckers);
 // a newer version stops the older check, and a test file's check runs
 // within MaxCheckEvents and MaxCheckLoadBytes (budget.go). A change of
 // many edits is applied in one pass (edits.go).
