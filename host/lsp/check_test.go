@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -203,5 +204,43 @@ func TestOpenDocumentsLinear(t *testing.T) {
 	t.Logf("bytes allocated per document opened: %d with 200 open, %d with 4,000", few, many)
 	if many > 2*few {
 		t.Errorf("opening a document allocates %d bytes with 4,000 open, %d with 200: a check costs more per open document", many, few)
+	}
+}
+
+// TestSaveChecksAgain: a save checks the document again, for what it
+// reads from disk: here a test file's policy, which is not open.
+func TestSaveChecksAgain(t *testing.T) {
+	c := newClient(t, Options{})
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "p.hcl")
+	write := func(text string) {
+		if err := os.WriteFile(policy, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("policy \"p\" {}\nparam \"n\" {\n  type = number\n  default = 1\n}\n")
+	uri := fileURI(filepath.Join(dir, "p.test.hcl"))
+	c.open(uri, "policy = \"p.hcl\"\nparams = { n = 2 }\nrun \"r\" {\n  event \"turn_end\" {}\n}\n")
+	if d := c.diagnostics(uri, 1); len(d) != 0 {
+		t.Fatalf("diagnostics %v: the policy declares n", d)
+	}
+	write("policy \"p\" {}\n")
+	c.notif("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	deadline := time.After(60 * time.Second)
+	for {
+		c.mu.Lock()
+		got := c.diags[uri]
+		c.mu.Unlock()
+		if len(got) > 1 {
+			if d := got[len(got)-1].Diagnostics; len(d) == 0 || !strings.Contains(d[0].Message, `no param "n"`) {
+				t.Errorf("after the save: %v", d)
+			}
+			return
+		}
+		select {
+		case <-c.notify:
+		case <-deadline:
+			t.Fatal("the save was not checked")
+		}
 	}
 }

@@ -167,7 +167,7 @@ func (s *stream) readFrame() (body []byte, bad *jsonrpc2.Error, err error) {
 		}
 		n, ok := parseLength(value)
 		if !ok {
-			return nil, nil, &FramingError{fmt.Sprintf("Content-Length %q is not a decimal number of bytes", value)}
+			return nil, nil, &FramingError{fmt.Sprintf("Content-Length %q is not a decimal number of bytes", strings.TrimSpace(value))}
 		}
 		if length >= 0 && n != length {
 			return nil, nil, &FramingError{"two different Content-Length headers"}
