@@ -17,11 +17,9 @@ import (
 // policy load or a test run) and publishes nothing, so edits never pile
 // up checks.
 
-// maxCheckers is how many documents are checked at once: one, because
-// rules.Load is not safe to run in two goroutines at once (expr's checker
-// fills caches of the checker configuration rules/lang shares between
-// compiles of one signature: go test -race shows it), and because a
-// second check would take the core that answers requests.
+// maxCheckers is how many documents are checked at once: one, because a
+// second check would take the core that answers requests, and its policy
+// loads would wait for the first check's anyway (loadMu).
 const maxCheckers = 1
 
 // checkRun is one check in progress.

@@ -244,3 +244,19 @@ func TestSaveChecksAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadsOneAtATime: checks and requests on other goroutines load
+// policies at once; under go test -race this fails when two loads run
+// together (the expression checker's shared configuration races).
+func TestLoadsOneAtATime(t *testing.T) {
+	_, text := readFixture(t, "composed.hcl")
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			problems(policyKind, fmt.Sprintf("/x/c%d.hcl", i), []byte(text), false, func(string) []byte { return nil }, nil)
+		}()
+	}
+	wg.Wait()
+}

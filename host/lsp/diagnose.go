@@ -35,7 +35,9 @@ func problems(k kind, name string, src []byte, dropped bool, openText func(path 
 			Detail:  fmt.Sprintf("the document grew past %d bytes and is no longer analysed; close and reopen it", maxDocBytes),
 			Subject: &hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}}}
 	case k == policyKind:
-		p, ds := rules.Load(rules.Source{Name: name, Bytes: src}, builtinOptions()...)
+		p, ds := serialLoad(func() (*rules.Policy, rules.Diagnostics) {
+			return rules.Load(rules.Source{Name: name, Bytes: src}, builtinOptions()...)
+		})
 		diags = ds.Diagnostics
 		if p != nil && !diags.HasErrors() {
 			diags = append(diags, rules.DeadParts(p)...)
@@ -184,14 +186,29 @@ func loadTestPolicy(f *testfile.File, ov []rules.Override, openText func(string)
 	if path := f.PolicyFile(); path != "" {
 		opts := append(builtinOptions(), rules.WithOverrides(ov...))
 		if b := openText(path); b != nil {
-			return rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
+			return serialLoad(func() (*rules.Policy, rules.Diagnostics) {
+				return rules.Load(rules.Source{Name: path, Bytes: b}, opts...)
+			})
 		}
 		if ds, missing := fileio.MissingPolicyFile(f, path); missing {
 			return nil, ds
 		}
-		return rules.LoadFile(path, opts...)
+		return serialLoad(func() (*rules.Policy, rules.Diagnostics) { return rules.LoadFile(path, opts...) })
 	}
 	return loadBuiltinWith(f.Policy, ov)
+}
+
+// loadMu makes the server's policy loads one at a time: two loads at
+// once race in the expression checker's configuration that rules/lang
+// shares between compiles of one signature (go test -race shows it, and
+// a race on a map there is a fatal error, not a panic a recover catches).
+// A check and a request that loads a built-in take turns.
+var loadMu sync.Mutex
+
+func serialLoad(f func() (*rules.Policy, rules.Diagnostics)) (*rules.Policy, rules.Diagnostics) {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	return f()
 }
 
 // builtinRuns caches the built-ins loaded with a test file's param values,
@@ -218,7 +235,7 @@ func loadBuiltinWith(name string, ov []rules.Override) (*rules.Policy, rules.Dia
 	if ok {
 		return p, rules.Diagnostics{}
 	}
-	p, ds := policies.Load(name, nil, rules.WithOverrides(ov...))
+	p, ds := serialLoad(func() (*rules.Policy, rules.Diagnostics) { return policies.Load(name, nil, rules.WithOverrides(ov...)) })
 	if p != nil && len(ds.Diagnostics) == 0 {
 		builtinRunsMu.Lock()
 		if builtinRuns == nil || len(builtinRuns) >= maxBuiltinRuns {

@@ -102,7 +102,7 @@ func loadBuiltin(name string) *rules.Policy {
 	if p, ok := builtinCache.Load(name); ok {
 		return p.(*rules.Policy)
 	}
-	p, diags := policies.Load(name, nil)
+	p, diags := serialLoad(func() (*rules.Policy, rules.Diagnostics) { return policies.Load(name, nil) })
 	if p == nil || diags.HasErrors() {
 		return nil
 	}
