@@ -150,7 +150,7 @@ func Compile(src string, env *Env) (*Program, error) {
 		return nil, err
 	}
 	if !checked {
-		if _, err := checker.Check(tree, config(env)); err != nil {
+		if err := check(tree, config(env)); err != nil {
 			return nil, exprError(src, err)
 		}
 		if recordChecked != nil {
@@ -246,6 +246,21 @@ func conjuncts(n ast.Node) []ast.Node {
 		return append(conjuncts(b.Left), conjuncts(b.Right)...)
 	}
 	return []ast.Node{n}
+}
+
+// checkMu makes one type check at a time. A checker configuration is
+// shared by every environment of its shape (cfgCache), and expr's checker
+// writes into it as it checks (the nature cache of each type's methods):
+// two loads at once (the language server's checks, replay's and report's
+// workers) raced there, and a race on a map can end the process.
+// TestLoadsRunConcurrently, under -race, holds it.
+var checkMu sync.Mutex
+
+func check(tree *parser.Tree, cfg *conf.Config) error {
+	checkMu.Lock()
+	defer checkMu.Unlock()
+	_, err := checker.Check(tree, cfg)
+	return err
 }
 
 // config returns the checker configuration of env: the environment's
