@@ -281,39 +281,13 @@ derived "saved_force" {
 }
 
 # "The active force limit is the smallest of these values: The saved force
-# limit. 270,000 tokens. 80% of the model context window."
-derived "seed_force" {
-  value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
-}
-
-# Where the host's own automatic compaction starts: Pi compacts a context
-# above window - reserve (16384 by default) when its automatic compaction is
-# on. That is below 80% of the window whenever 20% of it is under the
-# reserve (every window under 81920 tokens: 32k and 64k local models).
-derived "host_threshold" {
-  value = "event.context_window - event.reserve"
-}
-
-# The seed is silent on a host that compacts first; this policy's reading
-# (the README's seed-reading notes): while autocompacter is on, the seed's
-# checkpoint is the one that runs, so a force limit above the host's
-# threshold is brought down to it. Pi compacts only above window - reserve
-# and checks after the turn end where the force is checked, so a turn at
-# the threshold is checkpointed by the force first, self-retaining, and Pi
-# then finds the session compacted. The host's own compaction, when it
-# still comes (the force waits in the cooldown, for a retry or while
-# paused), is answered with the seed's checkpoint too (the boundary group).
-# The status line says when the limit was brought down. At least 1 token:
-# a window smaller than the reserve leaves no room at all. The limit comes
-# down whether or not the host's automatic compaction is on: with it off
-# the checkpoint comes a little earlier than it must, and `verify` need not
-# explore every state once per setting.
-derived "force_under_host" {
-  value = "host_threshold < seed_force"
-}
-
+# limit. 270,000 tokens. 80% of the model context window." Nothing else
+# lowers it: Pi's own threshold compaction (window - reserve, under 80% of
+# every window below 81920 tokens) does not pre-empt it, because below the
+# force limit that compaction is cancelled (the boundary group); the policy
+# alone owns the thresholds, whatever Pi's settings.
 derived "active_force" {
-  value = "force_under_host ? max(1, host_threshold) : seed_force"
+  value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
 }
 
 # "Notice and warning scale by the same ratio as force."
@@ -465,6 +439,18 @@ message "cooldown_dropped" {
   text = "No checkpoint: one was saved moments ago and there is no new work to save, so this request was dropped."
 }
 
+message "request_dropped_turn" {
+  text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now."
+}
+
+message "pi_compaction_paused" {
+  text = "Pi's own compaction runs here, not the autocompacter checkpoint: automatic checkpoints are paused after repeated summary failures (/autocompacter clears them)."
+}
+
+message "pi_compaction_retry_wait" {
+  text = "Pi's own compaction runs here, not the autocompacter checkpoint: the last checkpoint failed and its retry delay has not passed yet."
+}
+
 message "duplicate_compaction" {
   text = "Compaction skipped: a checkpoint already covers this point of the session."
 }
@@ -609,6 +595,7 @@ group "request" {
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
+      cooldown_until = "cooled_down ? state.cooldown_until : 0"
     }
     effect "checkpoint" {
       continue = true
@@ -648,13 +635,18 @@ group "request" {
 group "checkpoint" {
   # "An aborted or failed turn cancels a queued tool request." A synthetic
   # abort (an assistant message stopped as aborted) is an aborted turn too.
-  # A request the user made with /autocompacter stays for the next completed
-  # turn: the seed names only the tool request.
-  rule "failed_turn_cancels_tool_request" {
+  # The user's stored /autocompacter goes the same way: kept, it would fire
+  # at the end of some later, unrelated prompt and add a model turn there.
+  # The user is told at the abort, with how to ask again.
+  rule "failed_turn_cancels_queued_request" {
     on   = "turn_end"
-    from = { request = "tool" }
+    from = { request = ["tool", "command"] }
     when = "event.outcome != 'completed' || event.synthetic_abort"
     to   = { request = "none" }
+    effect "notify" {
+      level = "info"
+      text  = "message.request_dropped_turn"
+    }
   }
 
   # "An existing compaction at the same boundary prevents a duplicate."
@@ -676,6 +668,10 @@ group "checkpoint" {
   # made (request group); the cooldown guard keeps a request stored before a
   # checkpoint from firing right after it. The pause does not apply: it stops
   # automatic attempts only.
+  # If the summary fails, the run goes on only where there is work to run:
+  # the agent's self-compact call is a tool call Pi answers and continues
+  # from, as are other tool results and queued messages; after a final
+  # answer there is nothing to continue (see the resume group).
   rule "requested_checkpoint_after_turn_and_tool_calls" {
     on   = "turn_end"
     from = { request = ["tool", "command"], phase = "idle" }
@@ -683,7 +679,7 @@ group "checkpoint" {
     to   = { request = "none", phase = "summarizing" }
     set = {
       requested      = "true"
-      resume         = "true"
+      resume         = "state.request == 'tool' || event.tool_results > 0 || event.queued"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
     }
@@ -923,9 +919,13 @@ group "summary" {
 
 group "resume" {
   # "Requested work and turns with pending work can continue from the
-  # original context." A completed response without pending work stays
-  # stopped; so does an aborted summary and a session that was already
-  # compact (neither is a summary error).
+  # original context." Work continues only where there is work to run: a
+  # turn with tool results or queued messages, requested or forced. A
+  # requested checkpoint after a final answer has nothing to continue from
+  # (Pi refuses a continuation after an assistant reply), so its failure
+  # stops, and the notice says the request was dropped. An aborted summary
+  # and a session that was already compact stay stopped too (neither is a
+  # summary error).
   rule "failed_summary_continues_pending_work" {
     on   = "summary_done"
     from = { phase = "summarizing" }
@@ -998,6 +998,9 @@ group "settings" {
     effect "reply" {
       text = "message.limit_saved + ' force_limit = ' + string(int(field(event.args, 2)))"
     }
+    effect "status" {
+      text = "'autocompacter: checkpoint at ' + string(int(min(int(field(event.args, 2)), param.force_cap, param.force_ratio * event.context_window))) + ' tokens'"
+    }
   }
 
   # `/autocompacter set NOTICE WARNING FORCE` saves the three limits at
@@ -1026,6 +1029,9 @@ group "settings" {
     }
     effect "reply" {
       text = "message.limit_saved + ' notice_limit = ' + field(event.args, 1) + ', warning_limit = ' + field(event.args, 2) + ', force_limit = ' + field(event.args, 3)"
+    }
+    effect "status" {
+      text = "'autocompacter: checkpoint at ' + string(int(min(int(field(event.args, 3)), param.force_cap, param.force_ratio * event.context_window))) + ' tokens'"
     }
   }
 
@@ -1058,6 +1064,9 @@ group "settings" {
     }
     effect "reply" {
       text = "message.limits_reset"
+    }
+    effect "status" {
+      text = "'autocompacter: checkpoint at ' + string(int(min(param.force_limit, param.force_cap, param.force_ratio * event.context_window))) + ' tokens'"
     }
   }
 
@@ -1107,49 +1116,79 @@ group "settings" {
 
 # ---------------------------------------------------------------- the host's own compaction
 
+# Pi compacts on its own for three reasons, and each has one reading:
+#   threshold  the context passed window - reserve. The policy owns the
+#              thresholds: below the active force limit the compaction is
+#              cancelled; at or above it the seed's checkpoint answers it
+#              ("It compacts at the active force limit"), but only while an
+#              automatic attempt is allowed. While it is not (a retry delay
+#              pending, or paused after failure_limit failures), Pi's own
+#              compaction runs as the safety net and the user is told which
+#              ran and why: cancelled, the context would only grow.
+#   overflow   the provider refused the context. Overflow recovery is Pi's:
+#              a summary of the whole overflowing context would overflow the
+#              summariser too, while Pi summarises the older part and keeps
+#              the rest.
+#   manual     the user's /compact [instructions]: Pi's own compaction,
+#              with the instructions reaching Pi's summariser. (The
+#              extension's own checkpoint outside a turn also runs through
+#              Pi's compact(); the host writes it without asking the policy.)
 group "boundary" {
   # "An existing compaction at the same boundary prevents a duplicate."
   # While a checkpoint is being written, or when the session already ends in
-  # one (nothing sent since), the host's own compaction (threshold, overflow
-  # or /compact) would compact the same boundary again: it is cancelled.
-  rule "host_compaction_at_checkpointed_boundary_cancelled" {
+  # one (nothing sent since), Pi's threshold compaction would compact the
+  # same boundary again: it is cancelled.
+  rule "threshold_compaction_at_checkpointed_boundary_cancelled" {
     on   = "before_compact"
-    when = "state.phase == 'summarizing' || state.compacted"
+    when = "event.reason == 'threshold' && event.enabled && (state.phase == 'summarizing' || state.compacted)"
     effect "cancel_compaction" {
       text = "message.duplicate_compaction"
     }
   }
 
-  # The host's own automatic compaction (threshold or overflow) never writes
-  # its native summary in place of the seed's checkpoint (see active_force):
-  # it is answered with the checkpoint — "The extension summarizes the
-  # complete context preview ... adds a self-retaining Pi compaction entry"
-  # — and its summary_done is taken like any checkpoint's. The host resumes
-  # through its own caller (an overflow is retried by Pi), so the checkpoint
-  # asks for no continuation. A host compaction is no automatic attempt of
-  # the extension's: the window is full now, so neither the cooldown nor the
-  # pause holds it back (cancelled, the host would overflow). The user's own
-  # /compact gets the seed's checkpoint too, for the same reason: while the
-  # policy is on, its checkpoint is the compaction. An aborted signal aborts
-  # the summary, which drops the checkpoint (the summary group).
-  rule "host_compaction_writes_the_checkpoint" {
+  # The policy owns the thresholds: Pi's threshold below the active force
+  # limit (window - reserve is under 80% of small windows) is cancelled
+  # without a word; the force, notice and warning at the turn end decide.
+  rule "threshold_compaction_below_force_limit_cancelled" {
+    on   = "before_compact"
+    when = "event.reason == 'threshold' && event.enabled && event.tokens < active_force"
+    effect "cancel_compaction" {}
+  }
+
+  # "It compacts at the active force limit." Pi's threshold compaction at or
+  # above it, while an automatic attempt is allowed, is answered with the
+  # seed's checkpoint — "The extension summarizes the complete context
+  # preview ... adds a self-retaining Pi compaction entry" — in place of
+  # Pi's summary. Pi resumes through its own caller, so the checkpoint asks
+  # for no continuation. An aborted signal aborts the summary, which drops
+  # the checkpoint (the summary group).
+  rule "threshold_compaction_at_force_limit_writes_the_checkpoint" {
     on   = "before_compact"
     from = { phase = "idle" }
-    when = "event.enabled"
+    when = "event.reason == 'threshold' && event.enabled && retry_due && !paused"
     to   = { phase = "summarizing" }
     set = {
       requested      = "false"
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
-      # The host's compaction does not wait for a retry delay, and both
-      # ends of the summary write retry_at anew; clearing it here changes
-      # nothing a user sees and keeps verify's state space small.
-      retry_at = "0"
     }
     effect "checkpoint" {
       continue = false
       attempt  = "state.checkpoint_seq + 1"
+    }
+  }
+
+  # "Three failures pause automatic attempts." "The delay applies when a
+  # later turn reaches its boundary." While the policy may not attempt, Pi's
+  # own threshold compaction runs as the safety net, and the user is told
+  # which ran and why.
+  rule "threshold_compaction_while_held_back_is_pis" {
+    on   = "before_compact"
+    when = "event.reason == 'threshold' && event.enabled"
+    effect "notify" {
+      level = "info"
+      text  = "(paused ? message.pi_compaction_paused : message.pi_compaction_retry_wait)"
     }
   }
 
@@ -1252,14 +1291,14 @@ group "session" {
 # ---------------------------------------------------------------- status
 
 group "status" {
-  # The force limit this window gets, in the status line, when it was
-  # brought under the host's own compaction threshold (see active_force);
-  # an empty status otherwise. Settings and the model (its window) are read
-  # at session start, tree change and model change.
-  rule "status_says_force_limit_under_host_threshold" {
+  # The status line says what will happen, from the values the rules use:
+  # the active force limit for this window. Settings and the model (its
+  # window) are read at session start, tree change and model change; a
+  # saved limit changes it at once (the settings group says it there).
+  rule "status_says_the_active_force_limit" {
     on = ["session_start", "session_tree", "model_select"]
     effect "status" {
-      text = "force_under_host ? 'autocompacter: checkpoint at ' + string(active_force) + ' tokens, the host compaction threshold (window ' + string(event.context_window) + ' - reserve ' + string(event.reserve) + '), which is under ' + string(seed_force) + ' (80% of the window)' : ''"
+      text = "'autocompacter: checkpoint at ' + string(active_force) + ' tokens'"
     }
   }
 }
@@ -1278,7 +1317,7 @@ verify {
   # moves the force limit's 80% cap.
   domain = {
     "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 300000", "set force 1", "set 100000 150000 200000", "set 100000 150000 300000", "setup", "reset", "help"]
-    context_window = [200000, 400000]
+    context_window = [32000, 64000, 200000, 1000000]
   }
 }
 
@@ -1323,6 +1362,31 @@ property "automatic attempts pause after three failures" {
   never = "checkpoint"
   on    = "turn_end"
   when  = "state.request == 'none' && state.failures >= param.failure_limit"
+}
+
+# seed 002 line 26 "Three failures pause automatic attempts": Pi's threshold
+# compaction is an automatic attempt too; while paused it is Pi's own.
+property "automatic attempts pause after three failures, at Pi's threshold too" {
+  never = "checkpoint"
+  on    = "before_compact"
+  when  = "state.failures >= param.failure_limit"
+}
+
+# seed 002 line 26 "Retry delays are 5, 10, and 20 seconds": no checkpoint
+# answers Pi's threshold compaction before the retry time.
+property "no checkpoint at Pi's threshold before the retry delay" {
+  never = "checkpoint"
+  on    = "before_compact"
+  when  = "event.now_ms < state.retry_at"
+}
+
+# seed 002 line 18 "It compacts at the active force limit": Pi's threshold
+# compaction below it never becomes a checkpoint, and Pi's overflow
+# recovery and the user's /compact are never replaced by one.
+property "no checkpoint for Pi's compaction below the force limit, at overflow or for /compact" {
+  never = "checkpoint"
+  on    = "before_compact"
+  when  = "event.reason != 'threshold' || event.tokens < int(min(saved_force, 270000, 0.8 * event.context_window))"
 }
 
 # seed 002 line 26 "Retry delays are 5, 10, and 20 seconds. The delay
