@@ -31,9 +31,6 @@
 #                   one
 #   resume          the checkpoint in flight wants the run to go on (it was
 #                   requested, or its turn had pending work)
-#   requested       the checkpoint in flight was requested (self-compact or
-#                   /autocompacter), not forced: its failure notice says the
-#                   request was dropped
 #   compacted       the session already ends in a compaction: nothing new was
 #                   sent to the model since the last checkpoint or host
 #                   compaction (see the boundary group)
@@ -41,9 +38,6 @@
 #   failures        summary failures in a row
 #   retry_at        no checkpoint at a turn boundary before this time (ms)
 #   cooldown_until  no checkpoint at a turn boundary before this time (ms)
-#   new_work        new work since the last checkpoint (a completed turn
-#                   with tool results, or a new user prompt): it lifts the
-#                   cooldown for a request
 #   notice_set, warning_set, force_set
 #                   limits saved with `/autocompacter set …` in this session
 #                   (0: the param in force); see the settings group
@@ -197,12 +191,6 @@ slot "resume" {
   description = "The checkpoint in flight continues the run: it was requested, or its turn had tool results or pending messages."
 }
 
-slot "requested" {
-  type        = bool
-  initial     = false
-  description = "The checkpoint in flight was requested (self-compact or /autocompacter); false for a forced one."
-}
-
 slot "compacted" {
   type        = bool
   initial     = false
@@ -237,12 +225,6 @@ slot "cooldown_until" {
   type        = time
   initial     = 0
   description = "Host time (ms) before which no checkpoint is taken at a turn boundary."
-}
-
-slot "new_work" {
-  type        = bool
-  initial     = false
-  description = "A completed turn with tool results ran since the last saved checkpoint."
 }
 
 slot "notice_set" {
@@ -323,18 +305,20 @@ derived "cooled_down" {
   value = "event.now_ms >= state.cooldown_until"
 }
 
-# "This cooldown prevents repeated requests without new work." New work
-# since the checkpoint lifts it for a request (the work group marks it): a
-# completed turn with tool results (the resumed turn read a file, ran the
-# tests), or a new user prompt after the checkpoint (the context grows with
-# what the user brought). The cooldown then ends for that request (its rule
-# sets cooldown_until to 0), so the turn boundary takes it. Token growth as
-# such is not measured: the checkpoint's own size is known only at the next
-# request, and a slot holding it would make every token count a state of
-# its own for `verify`; the growth that is new work comes from tool results
-# or the user, which are measured.
+# "This cooldown prevents repeated requests without new work." The cooldown
+# exists for that purpose only, so new work since the checkpoint ends it
+# (the work group sets cooldown_until to 0): a completed turn with tool
+# results (the resumed turn read a file, ran the tests), or a new user
+# prompt after the checkpoint (the context grows with what the user
+# brought). The policy's own tool replies are no work: the host counts
+# tool_results without them, so a self-compact dropped in the cooldown
+# does not lift it for the agent's next try. Token growth as such is not
+# measured: the checkpoint's own size is known only at the next request,
+# and a slot holding it would make every token count a state of its own for
+# `verify`; the growth that is new work comes from tool results or the
+# user, which are measured.
 derived "cooldown_holds" {
-  value = "!cooled_down && !state.new_work"
+  value = "!cooled_down"
 }
 
 # Whole seconds of cooldown left, rounded up, for the reply to a request
@@ -456,11 +440,7 @@ message "duplicate_compaction" {
 }
 
 message "summary_failed" {
-  text = "Automatic checkpoint failed; the context is unchanged."
-}
-
-message "request_failed" {
-  text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried)."
+  text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried)."
 }
 
 message "failed_continues" {
@@ -534,14 +514,13 @@ group "request" {
   }
 
   # "The agent calls self-compact ... The extension stores one request."
-  # Inside the cooldown only with new work since the checkpoint, which ends
-  # the cooldown (cooldown_until 0) so the turn boundary takes the request.
+  # New work since the checkpoint has ended the cooldown (the work group),
+  # so the turn boundary takes the request.
   rule "self_compact_stores_request" {
     on   = "tool"
     from = { request = "none" }
     when = "event.name == 'self-compact'"
     to   = { request = "tool" }
-    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.tool_requested"
     }
@@ -591,11 +570,9 @@ group "request" {
     when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
     to   = { phase = "summarizing", request = "none" }
     set = {
-      requested      = "true"
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
-      cooldown_until = "cooled_down ? state.cooldown_until : 0"
     }
     effect "checkpoint" {
       continue = true
@@ -623,7 +600,6 @@ group "request" {
     from = { request = "none" }
     when = "event.name == 'autocompacter' && nfields(event.args) == 0"
     to   = { request = "command" }
-    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.command_queued"
     }
@@ -678,7 +654,6 @@ group "checkpoint" {
     when = "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due"
     to   = { request = "none", phase = "summarizing" }
     set = {
-      requested      = "true"
       resume         = "state.request == 'tool' || event.tool_results > 0 || event.queued"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -703,7 +678,6 @@ group "checkpoint" {
     when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force"
     to   = { phase = "summarizing" }
     set = {
-      requested      = "false"
       resume         = "event.tool_results > 0 || event.queued"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -778,7 +752,6 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
     }
   }
 
@@ -796,12 +769,11 @@ group "summary" {
   rule "nothing_to_cut_checkpoints_after_one_turn" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && state.requested && event.error == 'Nothing to compact (session too small)'"
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && event.error == 'Nothing to compact (session too small)'"
     to   = { phase = "idle", request = "command" }
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
     }
     effect "notify" {
       level = "info"
@@ -828,7 +800,6 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       compacted     = "true"
     }
     effect "notify" {
@@ -851,14 +822,12 @@ group "summary" {
     set = {
       checkpoint_id  = "0"
       resume         = "false"
-      requested      = "false"
       compacted      = "true"
       noticed        = "false"
       warned         = "false"
       failures       = "0"
       retry_at       = "0"
       cooldown_until = "event.now_ms + int(param.cooldown_ms)"
-      new_work       = "false"
     }
   }
 
@@ -880,13 +849,12 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       failures      = "min(state.failures + 1, int(param.failure_limit))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
       level = "error"
-      text  = "(state.requested ? message.request_failed : message.summary_failed) + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + message.summary_failed_paused"
+      text  = "message.summary_failed + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + message.summary_failed_paused"
     }
   }
 
@@ -906,13 +874,12 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       failures      = "min(state.failures + 1, int(param.failure_limit))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
       level = "error"
-      text  = "(state.requested ? message.request_failed : message.summary_failed) + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + retry_wait_text"
+      text  = "message.summary_failed + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + retry_wait_text"
     }
   }
 }
@@ -1168,7 +1135,6 @@ group "boundary" {
     when = "event.reason == 'threshold' && event.enabled && retry_due && !paused"
     to   = { phase = "summarizing" }
     set = {
-      requested      = "false"
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -1217,22 +1183,23 @@ group "boundary" {
 
 group "work" {
   # "This cooldown prevents repeated requests without new work." A completed
-  # turn with tool results did work the last checkpoint does not hold. It
-  # matters only inside the cooldown (after it every request is taken), and
-  # no checkpoint is taken at a boundary inside the cooldown, so it never
-  # meets one at the same turn end.
+  # turn with tool results did work the last checkpoint does not hold: the
+  # cooldown ends. It matters only inside the cooldown (after it every
+  # request is taken), and no checkpoint is taken at a boundary inside the
+  # cooldown, so it never meets one at the same turn end.
   rule "turn_with_tool_results_is_new_work" {
     on   = "turn_end"
-    when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !state.new_work && !cooled_down"
-    set  = { new_work = "true" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !cooled_down"
+    set  = { cooldown_until = "0" }
   }
 
   # A request that carries a user prompt after the checkpoint (user_input:
-  # a real user message follows the latest boundary) brings new work too.
+  # a real user message follows the latest boundary) brings new work too:
+  # the cooldown ends.
   rule "user_prompt_after_checkpoint_is_new_work" {
     on   = "request"
-    when = "event.user_input && !state.new_work && !cooled_down"
-    set  = { new_work = "true" }
+    when = "event.user_input && !cooled_down"
+    set  = { cooldown_until = "0" }
   }
 }
 
@@ -1255,7 +1222,6 @@ group "session" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       compacted     = "false"
       notice_set    = "0"
       warning_set   = "0"
@@ -1274,7 +1240,6 @@ group "session" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
     }
   }
 

@@ -125,7 +125,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. (provider error) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (provider error) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   event "turn_end" {
@@ -174,7 +174,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 19000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
     }
   }
   event "turn_end" {
@@ -245,7 +245,7 @@ run "lifecycle: 'or the user runs /autocompacter' when idle: the checkpoint is t
     }
   }
   expect {
-    state = { request = "none", phase = "summarizing", requested = true, resume = false }
+    state = { request = "none", phase = "summarizing", resume = false }
   }
 }
 
@@ -260,7 +260,7 @@ run "errors: 'Requested work and turns with pending work can continue': /autocom
     error   = "overloaded"
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (overloaded) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
 }
@@ -1109,8 +1109,8 @@ run "force: 'This cooldown prevents repeated requests without new work.' (/autoc
 
 # Seed 002: "This cooldown prevents repeated requests without new work." A
 # checkpoint whose resumed turn read a file (a completed turn with tool
-# results) has new work to save: the request inside the cooldown is taken,
-# the cooldown ends for it, and the turn boundary checkpoints.
+# results) has new work to save: the cooldown ends, the request is taken,
+# and the turn boundary checkpoints.
 run "cooldown: 'This cooldown prevents repeated requests without new work.' — a turn with tool results since the checkpoint lifts it" {
   state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
@@ -1118,7 +1118,7 @@ run "cooldown: 'This cooldown prevents repeated requests without new work.' — 
     ok      = true
     now_ms  = 10000
     expect {
-      state = { cooldown_until = 20000, new_work = false }
+      state = { cooldown_until = 20000 }
     }
   }
   event "request" {
@@ -1135,7 +1135,7 @@ run "cooldown: 'This cooldown prevents repeated requests without new work.' — 
     expect {
       rules   = ["turn_with_tool_results_is_new_work"]
       effects = []
-      state   = { new_work = true }
+      state   = { cooldown_until = 0 }
     }
   }
   event "tool" {
@@ -1163,7 +1163,7 @@ run "cooldown: 'This cooldown prevents repeated requests without new work.' — 
     now_ms  = 12000
   }
   expect {
-    state = { new_work = false, cooldown_until = 22000 }
+    state = { cooldown_until = 22000 }
   }
 }
 
@@ -1208,7 +1208,17 @@ run "cooldown: 'without new work' — a user prompt after the checkpoint lifts i
 }
 
 run "cooldown: 'without new work' — idle, new work lets /autocompacter checkpoint inside the cooldown" {
-  state = { cooldown_until = 20000, new_work = true }
+  state = { cooldown_until = 20000 }
+  event "request" {
+    user_input = true
+    now_ms     = 11000
+    expect {
+      rules = ["user_prompt_after_checkpoint_is_new_work"]
+    }
+  }
+  event "turn_end" {
+    now_ms = 11500
+  }
   event "command" {
     name   = "autocompacter"
     idle   = true
@@ -1251,7 +1261,7 @@ run "cooldown: 'without new work' — a turn without tool results, or a failed o
     }
   }
   expect {
-    state = { new_work = false }
+    state = { cooldown_until = 20000 }
   }
 }
 
@@ -1282,7 +1292,7 @@ run "errors: 'A summary error leaves the session context unchanged. The extensio
     ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   expect {
@@ -1358,7 +1368,7 @@ run "errors: 'Requested work ... can continue from the original context.': the n
     now_ms  = 3000
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that." }, { effect = "continue" }]
     }
   }
   # the request is not retried at the next boundary
@@ -1370,7 +1380,7 @@ run "errors: 'Requested work ... can continue from the original context.': the n
     }
   }
   expect {
-    state = { request = "none", requested = false, failures = 1, retry_at = 8000 }
+    state = { request = "none", failures = 1, retry_at = 8000 }
   }
 }
 
@@ -1387,7 +1397,7 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.': the notice of a forced c
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The run continues from the original context. The next automatic attempt waits 10 s: it runs at the first turn end after that." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). The run continues from the original context. The next automatic attempt waits 10 s: it runs at the first turn end after that." }, { effect = "continue" }]
     }
   }
 }
@@ -1432,7 +1442,7 @@ run "errors: 'Three failures pause automatic attempts.': the notice of a failed 
     now_ms  = 30002
     expect {
       rules   = ["summary_error_pauses_after_failure_limit", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The run continues from the original context. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (overloaded) The run continues from the original context. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }, { effect = "continue" }]
     }
   }
 }
@@ -1446,7 +1456,7 @@ run "errors: 'Retry delays' in the notice: a delay of 0 waits for nothing but th
     attempt = 1
     ok      = false
     expect {
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt can run at the next turn end." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). The next automatic attempt can run at the next turn end." }]
     }
   }
 }
@@ -1826,7 +1836,7 @@ run "errors: 'Three failures pause automatic attempts.'" {
     now_ms  = 100000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
     }
   }
   # paused: far past every delay, above the force limit, only the warning
@@ -2645,7 +2655,7 @@ run "boundary: 'It compacts at the active force limit.' — Pi's threshold compa
     expect {
       rules   = ["threshold_compaction_at_force_limit_writes_the_checkpoint"]
       effects = [{ effect = "checkpoint", continue = false, attempt = 5 }]
-      state   = { phase = "summarizing", checkpoint_id = 5, requested = false, resume = false }
+      state   = { phase = "summarizing", checkpoint_id = 5, resume = false }
     }
   }
   event "summary_done" {
