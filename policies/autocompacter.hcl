@@ -56,14 +56,28 @@
 #               change
 #
 # What Pi does when the policy says nothing decides several readings of the
-# seed; each is noted at its rule: Pi's `compact()` refuses a context that is
-# within its keep-recent amount or one long turn ("Nothing to compact"), so
-# the idle checkpoint is taken at the end of one short turn instead, and a
-# session that ends in a compaction is already compact, no failure; Pi tears a
-# session down by aborting first, so an aborted summary (`aborted`) is
-# dropped without a failure, a notice or a continuation; a request inside the
-# cooldown would otherwise wait, stored, for the end of some later unrelated
-# prompt and add a model turn there, so it is dropped when it is made.
+# seed; each is noted at its rule and in docs/pi.md's seed-reading notes,
+# in the same words:
+#   - the active force limit is the seed's min(saved, 270000, 80% of the
+#     window), nothing else; the status line shows it;
+#   - Pi's own compaction: threshold compaction below the force limit is
+#     cancelled; at or above it the seed's checkpoint answers it only while
+#     an automatic attempt is allowed (no retry delay pending, not paused),
+#     else Pi's own runs and the user is told which ran and why; overflow
+#     recovery and the user's /compact [instructions] are Pi's (the
+#     boundary group);
+#   - Pi's `compact()` refuses a context that is within its keep-recent
+#     amount or one long turn ("Nothing to compact"), so the idle checkpoint
+#     is taken at the end of one short turn instead, and a session that ends
+#     in a compaction is already compact, no failure;
+#   - Pi tears a session down by aborting first, so an aborted summary
+#     (`aborted`) is dropped without a failure, a notice or a continuation;
+#   - a request inside the cooldown would otherwise wait, stored, for the
+#     end of some later unrelated prompt and add a model turn there, so it
+#     is dropped when it is made; new work ends the cooldown, and an aborted
+#     or failed turn drops a stored request;
+#   - a failed summary continues only runnable work (tool results, queued
+#     messages).
 
 policy "autocompacter" {
   description = "Summarising checkpoints with self-compact and /autocompacter; notice, warning and force levels, force limit = min(saved, 270000, 80% of the window), 10 s cooldown, retries after 5/10/20 s, pause after 3 failures."
@@ -761,7 +775,7 @@ group "summary" {
   # keeps verbatim (keepRecentTokens, 20000 by default), or one long turn —
   # with "Nothing to compact" before any extension is asked. The seed's
   # checkpoint keeps nothing verbatim, so that is no reason to skip it; this
-  # policy's reading (the README's seed-reading notes): the checkpoint is
+  # policy's reading (docs/pi.md's seed-reading notes): the checkpoint is
   # taken the way the agent's self-compact takes it, at a turn end, after one
   # short model turn started for it (the stored request, then the requested
   # checkpoint rule), and the user is told so. No failure, no retry delay.

@@ -256,9 +256,9 @@ test("seed 002 'Requested work and turns with pending work can continue from the
 		await settle(pi);
 		const errors = pi.notices.filter((n) => n.level === "error");
 		assert.equal(errors.length, 1, JSON.stringify(pi.notices));
-		assert.match(errors[0]!.text, /^Checkpoint failed; the context is unchanged \(a requested checkpoint is dropped, not retried\)/);
 		assert.ok(!errors[0]!.text.includes("continues"), errors[0]!.text);
 		assert.equal(pi.requests.length, 2, "the answer and the failed summary; no continuation");
+		assert.match(errors[0]!.text, /^Checkpoint failed; the context is unchanged \(a requested checkpoint is dropped, not retried\)/);
 		assert.equal(labels(pi.persisted()).at(-1), "assistant:the final answer");
 	} finally {
 		await pi.dispose();
