@@ -265,6 +265,48 @@ test("seed 002 'Requested work and turns with pending work can continue from the
 	}
 });
 
+test("seed 002 'An aborted or failed turn cancels a queued tool request.': the turn an idle /autocompacter waits for fails; the request is dropped with a notice and does not fire at the next, unrelated prompt", async () => {
+	const pi = await startPi({ project: PROJECT });
+	try {
+		pi.respond(fauxAssistantMessage("hello"));
+		await pi.session.prompt("hi");
+		await settle(pi);
+		pi.respond(fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid request: the model refused" }));
+		await pi.session.prompt("/autocompacter");
+		await until("the failed turn", () => pi.requests.length === 2);
+		await settle(pi);
+		assert.ok(pi.notices.some((n) => n.text.startsWith("Checkpoint request dropped")), JSON.stringify(pi.notices));
+		pi.respond(fauxAssistantMessage("the parser is in src/parser.go"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("a continuation nobody asked for"));
+		await pi.session.prompt("where is the parser?");
+		await settle(pi);
+		assert.equal(compactions(pi).length, 0, labels(pi.persisted()).join(", "));
+		assert.equal(pi.requests.length, 3, "hello, the failed turn, the answer; no summary, no continuation");
+		assert.equal(labels(pi.persisted()).at(-1), "assistant:the parser is in src/parser.go");
+	} finally {
+		await pi.dispose();
+	}
+});
+
+test("seed 002 'This cooldown prevents repeated requests without new work.': an idle /autocompacter inside the 10 s after a checkpoint, with a question and its answer since, is taken", async () => {
+	const pi = await startPi({ project: PROJECT });
+	try {
+		pi.respond(fauxAssistantMessage(fauxToolCall("self-compact", {})), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed"));
+		await pi.session.prompt("fix the parser bug");
+		await settle(pi);
+		assert.equal(compactions(pi).length, 1);
+		pi.respond(fauxAssistantMessage("answer 2"));
+		await pi.session.prompt("and the lexer?");
+		await settle(pi);
+		pi.respond(fauxAssistantMessage("where the work stands: lexer next"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed again"));
+		await pi.session.prompt("/autocompacter");
+		await until("the second checkpoint", () => compactions(pi).length === 2 && labels(pi.persisted()).at(-1) === "assistant:resumed again");
+		await settle(pi);
+		assert.equal(pi.requests.length, 7, "3 for the first checkpoint, the answer, the short turn, the summary, the resumed turn");
+	} finally {
+		await pi.dispose();
+	}
+});
+
 for (const mode of ["print", "json"] as const) {
 	test(`seed 002 'Both commands work in TUI, print, JSON, and RPC modes.': in ${mode} mode /autocompacter has written its checkpoint when Pi's prompt returns, before Pi exits`, async () => {
 		const pi = await startPi({ project: PROJECT, mode });
