@@ -6,13 +6,14 @@ package lang
 // by environment signature (see precheck.go).
 var prechecked = []precheckedEnv{
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,aborted:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,aborted:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
+			"state.overflow == 'unanswered' && event.enabled && !event.aborted",
 			"state.request == 'pending' && state.attempt == 'none' && event.idle && event.enabled && !event.aborted",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"event.attempt != state.attempt_id",
 		},
@@ -24,7 +25,7 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:7,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:7,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"event.name == 'new_context'",
 		},
@@ -54,10 +55,12 @@ var prechecked = []precheckedEnv{
 	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
+			"(event.outcome != 'completed' || event.synthetic_abort) && !(event.outcome == 'error' && event.error == 'overflow' && event.queued)",
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(state.request == 'close-out' && state.request_source == 'manual' && event.outcome == 'error')",
 			"event.error != 'overflow'",
-			"event.outcome != 'completed' || event.synthetic_abort",
 			"event.outcome == 'completed' && !event.synthetic_abort && event.enabled && event.auto_reset && event.context_window - event.tokens <= event.reserve + param.reserve_margin && state.request != 'stop-pending'",
+			"event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')",
+			"event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))",
 			"state.request == 'tool-requested' && state.request_window == event.window_id && event.outcome == 'completed' && !event.synthetic_abort && event.enabled",
 		},
 	},
@@ -108,16 +111,19 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,reason:4,model:4,on:1,name:4,args:7,dialog:1,user_input:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,aborted:1,will_retry:1,signal_aborted:1,after_reset:1,attempt:2,ok:1,already_compact:1,crosses_reset:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,reason:4,model:4,on:1,name:4,args:7,dialog:1,user_input:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,aborted:1,will_retry:1,signal_aborted:1,after_reset:1,attempt:2,ok:1,already_compact:1,crosses_reset:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"!event.on",
 			"event.aborted",
 			"event.attempt == state.attempt_id",
 			"event.attempt == state.attempt_id && event.idle && !event.queued",
+			"event.enabled && !event.aborted",
+			"event.enabled && event.outcome == 'error' && event.error == 'overflow'",
 			"event.enabled && event.signal_aborted",
 			"event.error == '' ? message.reset_failed : message.reset_failed + ' (' + event.error + ')'",
 			"event.name == 'new_context'",
 			"event.name == 'new_context' && !event.enabled",
+			"event.outcome == 'completed' && !event.synthetic_abort",
 			"state.warning_draft != '' && state.warning_draft == event.window_id && event.outcome == 'completed' && !event.synthetic_abort",
 		},
 	},
@@ -173,13 +179,15 @@ var prechecked = []precheckedEnv{
 			"event.outcome == 'error'",
 			"event.outcome == 'error' && event.error == 'overflow'",
 			"event.outcome == 'error' && event.error == 'overflow' && !event.queued && event.enabled && event.auto_reset",
+			"event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled",
+			"event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && event.auto_reset",
 			"event.reason == 'new'",
 			"event.signal_aborted",
 			"event.synthetic_abort",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,reason:4,will_retry:1,signal_aborted:1,after_reset:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,reason:4,will_retry:1,signal_aborted:1,after_reset:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"!event.signal_aborted",
 			"event.enabled && !event.signal_aborted",
@@ -193,25 +201,25 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,",
 		srcs: []string{
 			"event.context_window - event.tokens",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,",
 		srcs: []string{
 			"event.reserve + param.warning_runway",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,",
 		srcs: []string{
 			"remaining <= warning_at",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"!event.idle",
 			"''",
@@ -224,6 +232,7 @@ var prechecked = []precheckedEnv{
 			"message.new_context_ack",
 			"message.new_context_already_pending",
 			"message.new_context_off",
+			"message.uncompactable",
 			"state.attempt != 'confirmed'",
 			"state.attempt != 'none'",
 			"state.attempt_seq + 1",
@@ -439,6 +448,7 @@ var prechecked = []precheckedEnv{
 			"state.draft_window",
 			"state.reminder_window == event.window_id",
 			"state.request == 'close-out' && state.request_source == 'automatic' && state.overflow == 'idle'",
+			"state.request == 'close-out' && state.request_source == 'manual'",
 			"state.request == 'close-out' && state.request_source == 'manual' && event.window_id == state.request_window",
 			"state.request == 'stop-pending'",
 			"state.request == 'stop-pending' && event.window_id != state.request_window",
@@ -478,7 +488,7 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
-		sig: "param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,@value:3,",
+		sig: "param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@value:3,",
 		srcs: []string{
 			"value >= 0 && value == float(int(value))",
 		},
@@ -512,6 +522,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && event.error == 'Nothing to compact (session too small)'", tree: "\a\x06\x06\a\bce\x02&&\bJL\x02&&\b=?\x02&&\b&(\x02||\b\x0f\x11\x02==\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aattempt\x00\x00\n\x18%\x02\x12\x17\x05state\x06\x18%\rcheckpoint_id\x00\x00\b79\x02==\n/6\x02).\x05event\x06/6\aattempt\x00\x00\x03:;\x00\a@A\x01!\nGI\x02AF\x05event\x06GI\x02ok\x00\x00\nSb\x02MR\x05event\x06Sb\x0falready_compact\x00\x00\brt\x02==\nlq\x02fk\x05event\x06lq\x05error\x00\x00\x06u\x9d\x01&Nothing to compact (session too small)"},
 	{src: "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && state.failures + 1 >= param.failure_limit", tree: "\a\x06\x06\x06\bJL\x02&&\b=?\x02&&\b&(\x02||\b\x0f\x11\x02==\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aattempt\x00\x00\n\x18%\x02\x12\x17\x05state\x06\x18%\rcheckpoint_id\x00\x00\b79\x02==\n/6\x02).\x05event\x06/6\aattempt\x00\x00\x03:;\x00\a@A\x01!\nGI\x02AF\x05event\x06GI\x02ok\x00\x00\b`b\x02>=\b\\]\x01+\nS[\x02MR\x05state\x06S[\bfailures\x00\x00\x03^_\x02\niv\x02ch\x05param\x06iv\rfailure_limit\x00\x00"},
 	{src: "(event.attempt == state.checkpoint_id || event.attempt == 0) && event.ok", tree: "\x04\x04\x04\x04\b=?\x02&&\b&(\x02||\b\x0f\x11\x02==\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aattempt\x00\x00\n\x18%\x02\x12\x17\x05state\x06\x18%\rcheckpoint_id\x00\x00\b79\x02==\n/6\x02).\x05event\x06/6\aattempt\x00\x00\x03:;\x00\nFH\x02@E\x05event\x06FH\x02ok\x00\x00"},
+	{src: "(event.outcome != 'completed' || event.synthetic_abort) && !(event.outcome == 'error' && event.error == 'overflow' && event.queued)", tree: "\a\x05\x05\b\b8:\x02&&\b\x1e \x02||\b\x0f\x11\x02!=\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aoutcome\x00\x00\x06\x12\x1d\tcompleted\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\a;<\x01!\bsu\x02&&\bVX\x02&&\bKM\x02==\nCJ\x02=B\x05event\x06CJ\aoutcome\x00\x00\x06NU\x05error\beg\x02==\n_d\x02Y^\x05event\x06_d\x05error\x00\x00\x06hr\boverflow\n|\x82\x01\x02v{\x05event\x06|\x82\x01\x06queued\x00\x00"},
 	{src: "(event.outcome != 'completed' || event.synthetic_abort) && !(state.request == 'close-out' && state.request_source == 'manual' && event.outcome == 'error')", tree: "\b\x05\x05\t\b8:\x02&&\b\x1e \x02||\b\x0f\x11\x02!=\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aoutcome\x00\x00\x06\x12\x1d\tcompleted\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\a;<\x01!\b~\x80\x01\x02&&\bZ\\\x02&&\bKM\x02==\nCJ\x02=B\x05state\x06CJ\arequest\x00\x00\x06NY\tclose-out\brt\x02==\ncq\x02]b\x05state\x06cq\x0erequest_source\x00\x00\x06u}\x06manual\b\x8f\x01\x91\x01\x02==\n\x87\x01\x8e\x01\x02\x81\x01\x86\x01\x05event\x06\x87\x01\x8e\x01\aoutcome\x00\x00\x06\x92\x01\x99\x01\x05error"},
 	{src: "(paused ? message.pi_compaction_paused : message.pi_compaction_retry_wait)", tree: "\x00\x02\x03\x02\rIJ\x01\x02\x01\a\x06paused\n\x12&\x02\n\x11\amessage\x06\x12&\x14pi_compaction_paused\x00\x00\n1I\x02)0\amessage\x061I\x18pi_compaction_retry_wait\x00\x00"},
 	{src: "0", tree: "\x00\x00\x00\x00\x03\x00\x01\x00"},
@@ -529,9 +540,11 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.context_window - event.tokens", tree: "\x01\x02\x02\x02\b\x15\x16\x01-\n\x06\x14\x02\x00\x05\x05event\x06\x06\x14\x0econtext_window\x00\x00\n\x1d#\x02\x17\x1c\x05event\x06\x1d#\x06tokens\x00\x00"},
 	{src: "event.crosses_reset", tree: "\x00\x01\x01\x01\n\x06\x13\x02\x00\x05\x05event\x06\x06\x13\rcrosses_reset\x00\x00"},
 	{src: "event.enabled", tree: "\x00\x01\x01\x01\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00"},
+	{src: "event.enabled && !event.aborted", tree: "\x01\x02\x02\x02\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\a\x11\x12\x01!\n\x18\x1f\x02\x12\x17\x05event\x06\x18\x1f\aaborted\x00\x00"},
 	{src: "event.enabled && !event.queued", tree: "\x01\x02\x02\x02\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\a\x11\x12\x01!\n\x18\x1e\x02\x12\x17\x05event\x06\x18\x1e\x06queued\x00\x00"},
 	{src: "event.enabled && !event.signal_aborted", tree: "\x01\x02\x02\x02\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\a\x11\x12\x01!\n\x18&\x02\x12\x17\x05event\x06\x18&\x0esignal_aborted\x00\x00"},
 	{src: "event.enabled && event.auto_reset && !event.queued", tree: "\x02\x03\x03\x03\b\"$\x02&&\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\n\x17!\x02\x11\x16\x05event\x06\x17!\nauto_reset\x00\x00\a%&\x01!\n,2\x02&+\x05event\x06,2\x06queued\x00\x00"},
+	{src: "event.enabled && event.outcome == 'error' && event.error == 'overflow'", tree: "\x04\x03\x03\x05\b*,\x02&&\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\b\x1f!\x02==\n\x17\x1e\x02\x11\x16\x05event\x06\x17\x1e\aoutcome\x00\x00\x06\")\x05error\b9;\x02==\n38\x02-2\x05event\x0638\x05error\x00\x00\x06<F\boverflow"},
 	{src: "event.enabled && event.reason == 'manual'", tree: "\x02\x02\x02\x03\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\b\x1e \x02==\n\x17\x1d\x02\x11\x16\x05event\x06\x17\x1d\x06reason\x00\x00\x06!)\x06manual"},
 	{src: "event.enabled && event.signal_aborted", tree: "\x01\x02\x02\x02\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\n\x17%\x02\x11\x16\x05event\x06\x17%\x0esignal_aborted\x00\x00"},
 	{src: "event.enabled && reminder_due && state.reminder_window != event.window_id", tree: "\x03\x03\x04\x03\b\x1e \x02&&\b\x0e\x10\x02&&\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aenabled\x00\x00\x02\x11\x1d\freminder_due\b79\x02!=\n'6\x02!&\x05state\x06'6\x0freminder_window\x00\x00\n@I\x02:?\x05event\x06@I\twindow_id\x00\x00"},
@@ -580,6 +593,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome == 'aborted'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted"},
 	{src: "event.outcome == 'aborted' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1b\x1d\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\a\x1e\x1f\x01!\n%4\x02\x1f$\x05event\x06%4\x0fsynthetic_abort\x00\x00"},
 	{src: "event.outcome == 'completed'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted"},
+	{src: "event.outcome == 'completed' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due", tree: "\x04\x02\x04\x03\bFH\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\x02:E\vcooled_down\x02IR\tretry_due"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force", tree: "\t\x05\t\x06\b\x83\x01\x85\x01\x02&&\bxz\x02&&\bkm\x02&&\b\\^\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\aKL\x01!\nR[\x02LQ\x05state\x06R[\tcompacted\x00\x00\x02_j\vcooled_down\x02nw\tretry_due\a{|\x01!\x02|\x82\x01\x06paused\b\x93\x01\x95\x01\x02>=\n\x8c\x01\x92\x01\x02\x86\x01\x8b\x01\x05event\x06\x8c\x01\x92\x01\x06tokens\x00\x00\x02\x96\x01\xa2\x01\factive_force"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.noticed && event.tokens >= active_notice", tree: "\x06\x05\x06\x06\bZ\\\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\aKL\x01!\nRY\x02LQ\x05state\x06RY\anoticed\x00\x00\bjl\x02>=\nci\x02]b\x05event\x06ci\x06tokens\x00\x00\x02mz\ractive_notice"},
@@ -593,8 +607,12 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome == 'completed' && event.enabled && state.request_window == event.window_id", tree: "\x04\x04\x04\x05\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\bFH\x02==\n7E\x0216\x05state\x067E\x0erequest_window\x00\x00\nOX\x02IN\x05event\x06OX\twindow_id\x00\x00"},
 	{src: "event.outcome == 'completed' && state.request_window == event.window_id && event.enabled && !event.queued", tree: "\x05\x05\x05\x06\bY[\x02&&\bHJ\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_window\x00\x00\n>G\x028=\x05event\x06>G\twindow_id\x00\x00\nQX\x02KP\x05event\x06QX\aenabled\x00\x00\a\\]\x01!\nci\x02]b\x05event\x06ci\x06queued\x00\x00"},
 	{src: "event.outcome == 'error'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error"},
+	{src: "event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')", tree: "\t\x05\x05\n\b]_\x02&&\b\x19\x1b\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error\b79\x02||\b,.\x02==\n#+\x02\x1d\"\x05state\x06#+\boverflow\x00\x00\x06/6\x05spent\bIK\x02==\n@H\x02:?\x05state\x06@H\boverflow\x00\x00\x06L[\rpending-spent\a`a\x01!\b\x7f\x81\x01\x02&&\bpr\x02==\nho\x02bg\x05state\x06ho\arequest\x00\x00\x06s~\tclose-out\b\x97\x01\x99\x01\x02==\n\x88\x01\x96\x01\x02\x82\x01\x87\x01\x05state\x06\x88\x01\x96\x01\x0erequest_source\x00\x00\x06\x9a\x01\xa2\x01\x06manual"},
 	{src: "event.outcome == 'error' && event.error == 'overflow'", tree: "\x03\x02\x02\x04\b\x19\x1b\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error\b(*\x02==\n\"'\x02\x1c!\x05event\x06\"'\x05error\x00\x00\x06+5\boverflow"},
 	{src: "event.outcome == 'error' && event.error == 'overflow' && !event.queued && event.enabled && event.auto_reset", tree: "\x06\x05\x05\a\bXZ\x02&&\bGI\x02&&\b68\x02&&\b\x19\x1b\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error\b(*\x02==\n\"'\x02\x1c!\x05event\x06\"'\x05error\x00\x00\x06+5\boverflow\a9:\x01!\n@F\x02:?\x05event\x06@F\x06queued\x00\x00\nPW\x02JO\x05event\x06PW\aenabled\x00\x00\nak\x02[`\x05event\x06ak\nauto_reset\x00\x00"},
+	{src: "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled", tree: "\x05\x04\x04\x06\bFH\x02&&\b68\x02&&\b\x19\x1b\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error\b(*\x02==\n\"'\x02\x1c!\x05event\x06\"'\x05error\x00\x00\x06+5\boverflow\n?E\x029>\x05event\x06?E\x06queued\x00\x00\nOV\x02IN\x05event\x06OV\aenabled\x00\x00"},
+	{src: "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))", tree: "\x11\v\v\x12\b\x94\x01\x96\x01\x02&&\bqs\x02&&\bWY\x02&&\bFH\x02&&\b68\x02&&\b\x19\x1b\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error\b(*\x02==\n\"'\x02\x1c!\x05event\x06\"'\x05error\x00\x00\x06+5\boverflow\n?E\x029>\x05event\x06?E\x06queued\x00\x00\nOV\x02IN\x05event\x06OV\aenabled\x00\x00\aZ[\x01!\nap\x02[`\x05event\x06ap\x0fsynthetic_abort\x00\x00\b\x82\x01\x84\x01\x02!=\nz\x81\x01\x02ty\x05state\x06z\x81\x01\arequest\x00\x00\x06\x85\x01\x93\x01\fstop-pending\b\xdb\x01\xdd\x01\x02||\b\xb6\x01\xb8\x01\x02&&\b\xa7\x01\xa9\x01\x02==\n\x9f\x01\xa6\x01\x02\x99\x01\x9e\x01\x05state\x06\x9f\x01\xa6\x01\arequest\x00\x00\x06\xaa\x01\xb5\x01\tclose-out\b\xce\x01\xd0\x01\x02==\n\xbf\x01\xcd\x01\x02\xb9\x01\xbe\x01\x05state\x06\xbf\x01\xcd\x01\x0erequest_source\x00\x00\x06\xd1\x01\xd9\x01\x06manual\b\xf0\x01\xf2\x01\x02&&\n\xe5\x01\xef\x01\x02\xdf\x01\xe4\x01\x05event\x06\xe5\x01\xef\x01\nauto_reset\x00\x00\b\x8d\x02\x8f\x02\x02||\b\x83\x02\x85\x02\x02==\n\xfa\x01\x82\x02\x02\xf4\x01\xf9\x01\x05state\x06\xfa\x01\x82\x02\boverflow\x00\x00\x06\x86\x02\x8c\x02\x04idle\b\x9f\x02\xa1\x02\x02==\n\x96\x02\x9e\x02\x02\x90\x02\x95\x02\x05state\x06\x96\x02\x9e\x02\boverflow\x00\x00\x06\xa2\x02\xab\x02\apending"},
+	{src: "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && event.auto_reset", tree: "\x06\x05\x05\a\bWY\x02&&\bFH\x02&&\b68\x02&&\b\x19\x1b\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x18\x05error\b(*\x02==\n\"'\x02\x1c!\x05event\x06\"'\x05error\x00\x00\x06+5\boverflow\n?E\x029>\x05event\x06?E\x06queued\x00\x00\nOV\x02IN\x05event\x06OV\aenabled\x00\x00\n`j\x02Z_\x05event\x06`j\nauto_reset\x00\x00"},
 	{src: "event.queued", tree: "\x00\x01\x01\x01\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06queued\x00\x00"},
 	{src: "event.queued || !event.idle", tree: "\x01\x02\x02\x02\b\r\x0f\x02||\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06queued\x00\x00\a\x10\x11\x01!\n\x17\x1b\x02\x11\x16\x05event\x06\x17\x1b\x04idle\x00\x00"},
 	{src: "event.queued || event.user_input", tree: "\x01\x02\x02\x02\b\r\x0f\x02||\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06queued\x00\x00\n\x16 \x02\x10\x15\x05event\x06\x16 \nuser_input\x00\x00"},
@@ -660,6 +678,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "message.tool_ack_stopping", tree: "\x00\x01\x01\x01\n\b\x19\x02\x00\a\amessage\x06\b\x19\x11tool_ack_stopping\x00\x00"},
 	{src: "message.tool_off", tree: "\x00\x01\x01\x01\n\b\x10\x02\x00\a\amessage\x06\b\x10\btool_off\x00\x00"},
 	{src: "message.tool_requested", tree: "\x00\x01\x01\x01\n\b\x16\x02\x00\a\amessage\x06\b\x16\x0etool_requested\x00\x00"},
+	{src: "message.uncompactable", tree: "\x00\x01\x01\x01\n\b\x15\x02\x00\a\amessage\x06\b\x15\runcompactable\x00\x00"},
 	{src: "message.usage", tree: "\x00\x01\x01\x01\n\b\r\x02\x00\a\amessage\x06\b\r\x05usage\x00\x00"},
 	{src: "message.warning_notice", tree: "\x00\x01\x01\x01\n\b\x16\x02\x00\a\amessage\x06\b\x16\x0ewarning_notice\x00\x00"},
 	{src: "min(int(saved_notice * force_scale), active_warning - 1)", tree: "\x02\x00\x03\x00\f\x00\x03\x03min\x02\f\x04\a\x03int\x01\b\x15\x16\x01*\x02\b\x14\fsaved_notice\x02\x17\"\vforce_scale\b45\x01-\x02%3\x0eactive_warning\x0367\x02"},
@@ -677,9 +696,11 @@ var preparsedTrees = []preparsedTree{
 	{src: "state.force_set > 0 ? state.force_set : int(param.force_limit)", tree: "\x01\x03\x03\x03\r=>\x01\b\x10\x11\x01>\n\x06\x0f\x02\x00\x05\x05state\x06\x06\x0f\tforce_set\x00\x00\x03\x12\x13\x00\n\x1c%\x02\x16\x1b\x05state\x06\x1c%\tforce_set\x00\x00\f(+\x03int\x01\n2=\x02,1\x05param\x062=\vforce_limit\x00\x00"},
 	{src: "state.notice_set > 0 ? state.notice_set : int(param.notice_limit)", tree: "\x01\x03\x03\x03\r@A\x01\b\x11\x12\x01>\n\x06\x10\x02\x00\x05\x05state\x06\x06\x10\nnotice_set\x00\x00\x03\x13\x14\x00\n\x1d'\x02\x17\x1c\x05state\x06\x1d'\nnotice_set\x00\x00\f*-\x03int\x01\n4@\x02.3\x05param\x064@\fnotice_limit\x00\x00"},
 	{src: "state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'", tree: "\f\b\b\r\b\xbc\x01\xbe\x01\x02&&\b\xab\x01\xad\x01\x02&&\b\x97\x01\x99\x01\x02&&\b\x86\x01\x88\x01\x02&&\b?A\x02&&\b\x1c\x1e\x02&&\b\x0f\x11\x02==\n\x06\x0e\x02\x00\x05\x05state\x06\x06\x0e\boverflow\x00\x00\x06\x12\x1b\apending\b-/\x02!=\n%,\x02\x1f$\x05state\x06%,\arequest\x00\x00\x060>\fstop-pending\aBC\x01!\bac\x02&&\bRT\x02==\nJQ\x02DI\x05state\x06JQ\arequest\x00\x00\x06U`\tclose-out\by{\x02==\njx\x02di\x05state\x06jx\x0erequest_source\x00\x00\x06|\x84\x01\x06manual\n\x8f\x01\x96\x01\x02\x89\x01\x8e\x01\x05event\x06\x8f\x01\x96\x01\aenabled\x00\x00\n\xa0\x01\xaa\x01\x02\x9a\x01\x9f\x01\x05event\x06\xa0\x01\xaa\x01\nauto_reset\x00\x00\a\xae\x01\xaf\x01\x01!\n\xb5\x01\xbb\x01\x02\xaf\x01\xb4\x01\x05event\x06\xb5\x01\xbb\x01\x06queued\x00\x00\b\xcd\x01\xcf\x01\x02!=\n\xc5\x01\xcc\x01\x02\xbf\x01\xc4\x01\x05event\x06\xc5\x01\xcc\x01\aoutcome\x00\x00\x06\xd0\x01\xd9\x01\aaborted"},
+	{src: "state.overflow == 'unanswered' && event.enabled && !event.aborted", tree: "\x03\x03\x03\x04\b02\x02&&\b\x1f!\x02&&\b\x0f\x11\x02==\n\x06\x0e\x02\x00\x05\x05state\x06\x06\x0e\boverflow\x00\x00\x06\x12\x1e\nunanswered\n(/\x02\"'\x05event\x06(/\aenabled\x00\x00\a34\x01!\n:A\x0249\x05event\x06:A\aaborted\x00\x00"},
 	{src: "state.reminder_window == event.window_id", tree: "\x01\x02\x02\x02\b\x16\x18\x02==\n\x06\x15\x02\x00\x05\x05state\x06\x06\x15\x0freminder_window\x00\x00\n\x1f(\x02\x19\x1e\x05event\x06\x1f(\twindow_id\x00\x00"},
 	{src: "state.request != 'none'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none"},
 	{src: "state.request == 'close-out' && state.request_source == 'automatic' && state.overflow == 'idle'", tree: "\x05\x03\x03\x06\bDF\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068C\tautomatic\bVX\x02==\nMU\x02GL\x05state\x06MU\boverflow\x00\x00\x06Y_\x04idle"},
+	{src: "state.request == 'close-out' && state.request_source == 'manual'", tree: "\x03\x02\x02\x04\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068@\x06manual"},
 	{src: "state.request == 'close-out' && state.request_source == 'manual' && (state.overflow == 'pending' || state.overflow == 'pending-spent') && event.enabled && !event.queued && event.outcome != 'aborted'", tree: "\v\a\a\f\b\xa9\x01\xab\x01\x02&&\b\x98\x01\x9a\x01\x02&&\b\x87\x01\x89\x01\x02&&\bAC\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068@\x06manual\bac\x02||\bTV\x02==\nKS\x02EJ\x05state\x06KS\boverflow\x00\x00\x06W`\apending\bsu\x02==\njr\x02di\x05state\x06jr\boverflow\x00\x00\x06v\x85\x01\rpending-spent\n\x90\x01\x97\x01\x02\x8a\x01\x8f\x01\x05event\x06\x90\x01\x97\x01\aenabled\x00\x00\a\x9b\x01\x9c\x01\x01!\n\xa2\x01\xa8\x01\x02\x9c\x01\xa1\x01\x05event\x06\xa2\x01\xa8\x01\x06queued\x00\x00\b\xba\x01\xbc\x01\x02!=\n\xb2\x01\xb9\x01\x02\xac\x01\xb1\x01\x05event\x06\xb2\x01\xb9\x01\aoutcome\x00\x00\x06\xbd\x01\xc6\x01\aaborted"},
 	{src: "state.request == 'close-out' && state.request_source == 'manual' && event.window_id == state.request_window", tree: "\x05\x04\x04\x06\bAC\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068@\x06manual\bTV\x02==\nJS\x02DI\x05event\x06JS\twindow_id\x00\x00\n]k\x02W\\\x05state\x06]k\x0erequest_window\x00\x00"},
 	{src: "state.request == 'none' && event.tokens < int(min(saved_force, 270000, 0.8 * event.context_window))", tree: "\x04\x03\x04\x04\b\x18\x1a\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none\b()\x01<\n!'\x02\x1b \x05event\x06!'\x06tokens\x00\x00\f*-\x03int\x01\f.1\x03min\x03\x022=\vsaved_force\x03?E\xe0\xfa \bKL\x01*\x04GJ\x9a\x99\x99\x99\x99\x99\xe9?\nSa\x02MR\x05event\x06Sa\x0econtext_window\x00\x00"},
