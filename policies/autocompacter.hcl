@@ -31,9 +31,6 @@
 #                   one
 #   resume          the checkpoint in flight wants the run to go on (it was
 #                   requested, or its turn had pending work)
-#   requested       the checkpoint in flight was requested (self-compact or
-#                   /autocompacter), not forced: its failure notice says the
-#                   request was dropped
 #   compacted       the session already ends in a compaction: nothing new was
 #                   sent to the model since the last checkpoint or host
 #                   compaction (see the boundary group)
@@ -41,9 +38,6 @@
 #   failures        summary failures in a row
 #   retry_at        no checkpoint at a turn boundary before this time (ms)
 #   cooldown_until  no checkpoint at a turn boundary before this time (ms)
-#   new_work        new work since the last checkpoint (a completed turn
-#                   with tool results, or a new user prompt): it lifts the
-#                   cooldown for a request
 #   notice_set, warning_set, force_set
 #                   limits saved with `/autocompacter set …` in this session
 #                   (0: the param in force); see the settings group
@@ -62,14 +56,28 @@
 #               change
 #
 # What Pi does when the policy says nothing decides several readings of the
-# seed; each is noted at its rule: Pi's `compact()` refuses a context that is
-# within its keep-recent amount or one long turn ("Nothing to compact"), so
-# the idle checkpoint is taken at the end of one short turn instead, and a
-# session that ends in a compaction is already compact, no failure; Pi tears a
-# session down by aborting first, so an aborted summary (`aborted`) is
-# dropped without a failure, a notice or a continuation; a request inside the
-# cooldown would otherwise wait, stored, for the end of some later unrelated
-# prompt and add a model turn there, so it is dropped when it is made.
+# seed; each is noted at its rule and in docs/pi.md's seed-reading notes,
+# in the same words:
+#   - the active force limit is the seed's min(saved, 270000, 80% of the
+#     window), nothing else; the status line shows it;
+#   - Pi's own compaction: threshold compaction below the force limit is
+#     cancelled; at or above it the seed's checkpoint answers it only while
+#     an automatic attempt is allowed (no retry delay pending, not paused),
+#     else Pi's own runs and the user is told which ran and why; overflow
+#     recovery and the user's /compact [instructions] are Pi's (the
+#     boundary group);
+#   - Pi's `compact()` refuses a context that is within its keep-recent
+#     amount or one long turn ("Nothing to compact"), so the idle checkpoint
+#     is taken at the end of one short turn instead, and a session that ends
+#     in a compaction is already compact, no failure;
+#   - Pi tears a session down by aborting first, so an aborted summary
+#     (`aborted`) is dropped without a failure, a notice or a continuation;
+#   - a request inside the cooldown would otherwise wait, stored, for the
+#     end of some later unrelated prompt and add a model turn there, so it
+#     is dropped when it is made; new work ends the cooldown, and an aborted
+#     or failed turn drops a stored request;
+#   - a failed summary continues only runnable work (tool results, queued
+#     messages).
 
 policy "autocompacter" {
   description = "Summarising checkpoints with self-compact and /autocompacter; notice, warning and force levels, force limit = min(saved, 270000, 80% of the window), 10 s cooldown, retries after 5/10/20 s, pause after 3 failures."
@@ -197,12 +205,6 @@ slot "resume" {
   description = "The checkpoint in flight continues the run: it was requested, or its turn had tool results or pending messages."
 }
 
-slot "requested" {
-  type        = bool
-  initial     = false
-  description = "The checkpoint in flight was requested (self-compact or /autocompacter); false for a forced one."
-}
-
 slot "compacted" {
   type        = bool
   initial     = false
@@ -237,12 +239,6 @@ slot "cooldown_until" {
   type        = time
   initial     = 0
   description = "Host time (ms) before which no checkpoint is taken at a turn boundary."
-}
-
-slot "new_work" {
-  type        = bool
-  initial     = false
-  description = "A completed turn with tool results ran since the last saved checkpoint."
 }
 
 slot "notice_set" {
@@ -281,39 +277,13 @@ derived "saved_force" {
 }
 
 # "The active force limit is the smallest of these values: The saved force
-# limit. 270,000 tokens. 80% of the model context window."
-derived "seed_force" {
-  value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
-}
-
-# Where the host's own automatic compaction starts: Pi compacts a context
-# above window - reserve (16384 by default) when its automatic compaction is
-# on. That is below 80% of the window whenever 20% of it is under the
-# reserve (every window under 81920 tokens: 32k and 64k local models).
-derived "host_threshold" {
-  value = "event.context_window - event.reserve"
-}
-
-# The seed is silent on a host that compacts first; this policy's reading
-# (the README's seed-reading notes): while autocompacter is on, the seed's
-# checkpoint is the one that runs, so a force limit above the host's
-# threshold is brought down to it. Pi compacts only above window - reserve
-# and checks after the turn end where the force is checked, so a turn at
-# the threshold is checkpointed by the force first, self-retaining, and Pi
-# then finds the session compacted. The host's own compaction, when it
-# still comes (the force waits in the cooldown, for a retry or while
-# paused), is answered with the seed's checkpoint too (the boundary group).
-# The status line says when the limit was brought down. At least 1 token:
-# a window smaller than the reserve leaves no room at all. The limit comes
-# down whether or not the host's automatic compaction is on: with it off
-# the checkpoint comes a little earlier than it must, and `verify` need not
-# explore every state once per setting.
-derived "force_under_host" {
-  value = "host_threshold < seed_force"
-}
-
+# limit. 270,000 tokens. 80% of the model context window." Nothing else
+# lowers it: Pi's own threshold compaction (window - reserve, under 80% of
+# every window below 81920 tokens) does not pre-empt it, because below the
+# force limit that compaction is cancelled (the boundary group); the policy
+# alone owns the thresholds, whatever Pi's settings.
 derived "active_force" {
-  value = "force_under_host ? max(1, host_threshold) : seed_force"
+  value = "int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
 }
 
 # "Notice and warning scale by the same ratio as force."
@@ -349,18 +319,20 @@ derived "cooled_down" {
   value = "event.now_ms >= state.cooldown_until"
 }
 
-# "This cooldown prevents repeated requests without new work." New work
-# since the checkpoint lifts it for a request (the work group marks it): a
-# completed turn with tool results (the resumed turn read a file, ran the
-# tests), or a new user prompt after the checkpoint (the context grows with
-# what the user brought). The cooldown then ends for that request (its rule
-# sets cooldown_until to 0), so the turn boundary takes it. Token growth as
-# such is not measured: the checkpoint's own size is known only at the next
-# request, and a slot holding it would make every token count a state of
-# its own for `verify`; the growth that is new work comes from tool results
-# or the user, which are measured.
+# "This cooldown prevents repeated requests without new work." The cooldown
+# exists for that purpose only, so new work since the checkpoint ends it
+# (the work group sets cooldown_until to 0): a completed turn with tool
+# results (the resumed turn read a file, ran the tests), or a new user
+# prompt after the checkpoint (the context grows with what the user
+# brought). The policy's own tool replies are no work: the host counts
+# tool_results without them, so a self-compact dropped in the cooldown
+# does not lift it for the agent's next try. Token growth as such is not
+# measured: the checkpoint's own size is known only at the next request,
+# and a slot holding it would make every token count a state of its own for
+# `verify`; the growth that is new work comes from tool results or the
+# user, which are measured.
 derived "cooldown_holds" {
-  value = "!cooled_down && !state.new_work"
+  value = "!cooled_down"
 }
 
 # Whole seconds of cooldown left, rounded up, for the reply to a request
@@ -465,16 +437,24 @@ message "cooldown_dropped" {
   text = "No checkpoint: one was saved moments ago and there is no new work to save, so this request was dropped."
 }
 
+message "request_dropped_turn" {
+  text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now."
+}
+
+message "pi_compaction_paused" {
+  text = "Pi's own compaction runs here, not the autocompacter checkpoint: automatic checkpoints are paused after repeated summary failures (/autocompacter clears them)."
+}
+
+message "pi_compaction_retry_wait" {
+  text = "Pi's own compaction runs here, not the autocompacter checkpoint: the last checkpoint failed and its retry delay has not passed yet."
+}
+
 message "duplicate_compaction" {
   text = "Compaction skipped: a checkpoint already covers this point of the session."
 }
 
 message "summary_failed" {
-  text = "Automatic checkpoint failed; the context is unchanged."
-}
-
-message "request_failed" {
-  text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried)."
+  text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried)."
 }
 
 message "failed_continues" {
@@ -548,14 +528,13 @@ group "request" {
   }
 
   # "The agent calls self-compact ... The extension stores one request."
-  # Inside the cooldown only with new work since the checkpoint, which ends
-  # the cooldown (cooldown_until 0) so the turn boundary takes the request.
+  # New work since the checkpoint has ended the cooldown (the work group),
+  # so the turn boundary takes the request.
   rule "self_compact_stores_request" {
     on   = "tool"
     from = { request = "none" }
     when = "event.name == 'self-compact'"
     to   = { request = "tool" }
-    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.tool_requested"
     }
@@ -605,7 +584,6 @@ group "request" {
     when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
     to   = { phase = "summarizing", request = "none" }
     set = {
-      requested      = "true"
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -636,7 +614,6 @@ group "request" {
     from = { request = "none" }
     when = "event.name == 'autocompacter' && nfields(event.args) == 0"
     to   = { request = "command" }
-    set  = { cooldown_until = "cooled_down ? state.cooldown_until : 0" }
     effect "reply" {
       text = "message.command_queued"
     }
@@ -648,13 +625,18 @@ group "request" {
 group "checkpoint" {
   # "An aborted or failed turn cancels a queued tool request." A synthetic
   # abort (an assistant message stopped as aborted) is an aborted turn too.
-  # A request the user made with /autocompacter stays for the next completed
-  # turn: the seed names only the tool request.
-  rule "failed_turn_cancels_tool_request" {
+  # The user's stored /autocompacter goes the same way: kept, it would fire
+  # at the end of some later, unrelated prompt and add a model turn there.
+  # The user is told at the abort, with how to ask again.
+  rule "failed_turn_cancels_queued_request" {
     on   = "turn_end"
-    from = { request = "tool" }
+    from = { request = ["tool", "command"] }
     when = "event.outcome != 'completed' || event.synthetic_abort"
     to   = { request = "none" }
+    effect "notify" {
+      level = "info"
+      text  = "message.request_dropped_turn"
+    }
   }
 
   # "An existing compaction at the same boundary prevents a duplicate."
@@ -676,14 +658,17 @@ group "checkpoint" {
   # made (request group); the cooldown guard keeps a request stored before a
   # checkpoint from firing right after it. The pause does not apply: it stops
   # automatic attempts only.
+  # If the summary fails, the run goes on only where there is work to run:
+  # the agent's self-compact call is a tool call Pi answers and continues
+  # from, as are other tool results and queued messages; after a final
+  # answer there is nothing to continue (see the resume group).
   rule "requested_checkpoint_after_turn_and_tool_calls" {
     on   = "turn_end"
     from = { request = ["tool", "command"], phase = "idle" }
     when = "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due"
     to   = { request = "none", phase = "summarizing" }
     set = {
-      requested      = "true"
-      resume         = "true"
+      resume         = "state.request == 'tool' || event.tool_results > 0 || event.queued"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
     }
@@ -707,7 +692,6 @@ group "checkpoint" {
     when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force"
     to   = { phase = "summarizing" }
     set = {
-      requested      = "false"
       resume         = "event.tool_results > 0 || event.queued"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
@@ -782,7 +766,6 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
     }
   }
 
@@ -792,7 +775,7 @@ group "summary" {
   # keeps verbatim (keepRecentTokens, 20000 by default), or one long turn —
   # with "Nothing to compact" before any extension is asked. The seed's
   # checkpoint keeps nothing verbatim, so that is no reason to skip it; this
-  # policy's reading (the README's seed-reading notes): the checkpoint is
+  # policy's reading (docs/pi.md's seed-reading notes): the checkpoint is
   # taken the way the agent's self-compact takes it, at a turn end, after one
   # short model turn started for it (the stored request, then the requested
   # checkpoint rule), and the user is told so. No failure, no retry delay.
@@ -800,12 +783,11 @@ group "summary" {
   rule "nothing_to_cut_checkpoints_after_one_turn" {
     on   = "summary_done"
     from = { phase = "summarizing" }
-    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && state.requested && event.error == 'Nothing to compact (session too small)'"
+    when = "(event.attempt == state.checkpoint_id || event.attempt == 0) && !event.ok && event.already_compact && event.error == 'Nothing to compact (session too small)'"
     to   = { phase = "idle", request = "command" }
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
     }
     effect "notify" {
       level = "info"
@@ -832,7 +814,6 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       compacted     = "true"
     }
     effect "notify" {
@@ -855,14 +836,12 @@ group "summary" {
     set = {
       checkpoint_id  = "0"
       resume         = "false"
-      requested      = "false"
       compacted      = "true"
       noticed        = "false"
       warned         = "false"
       failures       = "0"
       retry_at       = "0"
       cooldown_until = "event.now_ms + int(param.cooldown_ms)"
-      new_work       = "false"
     }
   }
 
@@ -884,13 +863,12 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       failures      = "min(state.failures + 1, int(param.failure_limit))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
       level = "error"
-      text  = "(state.requested ? message.request_failed : message.summary_failed) + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + message.summary_failed_paused"
+      text  = "message.summary_failed + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + message.summary_failed_paused"
     }
   }
 
@@ -910,22 +888,25 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       failures      = "min(state.failures + 1, int(param.failure_limit))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
       level = "error"
-      text  = "(state.requested ? message.request_failed : message.summary_failed) + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + retry_wait_text"
+      text  = "message.summary_failed + (event.error == '' ? '' : ' (' + event.error + ')') + (state.resume ? message.failed_continues : '') + retry_wait_text"
     }
   }
 }
 
 group "resume" {
   # "Requested work and turns with pending work can continue from the
-  # original context." A completed response without pending work stays
-  # stopped; so does an aborted summary and a session that was already
-  # compact (neither is a summary error).
+  # original context." Work continues only where there is work to run: a
+  # turn with tool results or queued messages, requested or forced. A
+  # requested checkpoint after a final answer has nothing to continue from
+  # (Pi refuses a continuation after an assistant reply), so its failure
+  # stops, and the notice says the request was dropped. An aborted summary
+  # and a session that was already compact stay stopped too (neither is a
+  # summary error).
   rule "failed_summary_continues_pending_work" {
     on   = "summary_done"
     from = { phase = "summarizing" }
@@ -998,6 +979,9 @@ group "settings" {
     effect "reply" {
       text = "message.limit_saved + ' force_limit = ' + string(int(field(event.args, 2)))"
     }
+    effect "status" {
+      text = "'autocompacter: checkpoint at ' + string(int(min(int(field(event.args, 2)), param.force_cap, param.force_ratio * event.context_window))) + ' tokens'"
+    }
   }
 
   # `/autocompacter set NOTICE WARNING FORCE` saves the three limits at
@@ -1026,6 +1010,9 @@ group "settings" {
     }
     effect "reply" {
       text = "message.limit_saved + ' notice_limit = ' + field(event.args, 1) + ', warning_limit = ' + field(event.args, 2) + ', force_limit = ' + field(event.args, 3)"
+    }
+    effect "status" {
+      text = "'autocompacter: checkpoint at ' + string(int(min(int(field(event.args, 3)), param.force_cap, param.force_ratio * event.context_window))) + ' tokens'"
     }
   }
 
@@ -1058,6 +1045,9 @@ group "settings" {
     }
     effect "reply" {
       text = "message.limits_reset"
+    }
+    effect "status" {
+      text = "'autocompacter: checkpoint at ' + string(int(min(param.force_limit, param.force_cap, param.force_ratio * event.context_window))) + ' tokens'"
     }
   }
 
@@ -1107,49 +1097,82 @@ group "settings" {
 
 # ---------------------------------------------------------------- the host's own compaction
 
+# Pi compacts on its own for three reasons, and each has one reading:
+#   threshold  the context passed window - reserve. The policy owns the
+#              thresholds: below the active force limit the compaction is
+#              cancelled; at or above it the seed's checkpoint answers it
+#              ("It compacts at the active force limit"), but only while an
+#              automatic attempt is allowed. While it is not (a retry delay
+#              pending, or paused after failure_limit failures), Pi's own
+#              compaction runs as the safety net and the user is told which
+#              ran and why: cancelled, the context would only grow.
+#   overflow   the provider refused the context. Overflow recovery is Pi's:
+#              a summary of the whole overflowing context would overflow the
+#              summariser too, while Pi summarises the older part and keeps
+#              the rest.
+#   manual     the user's /compact [instructions]: Pi's own compaction,
+#              with the instructions reaching Pi's summariser. (The
+#              extension's own checkpoint outside a turn also runs through
+#              Pi's compact(); the host writes it without asking the policy.)
 group "boundary" {
   # "An existing compaction at the same boundary prevents a duplicate."
   # While a checkpoint is being written, or when the session already ends in
-  # one (nothing sent since), the host's own compaction (threshold, overflow
-  # or /compact) would compact the same boundary again: it is cancelled.
-  rule "host_compaction_at_checkpointed_boundary_cancelled" {
+  # one (nothing sent since), Pi's threshold compaction would compact the
+  # same boundary again: it is cancelled.
+  rule "threshold_compaction_at_checkpointed_boundary_cancelled" {
     on   = "before_compact"
-    when = "state.phase == 'summarizing' || state.compacted"
+    when = "event.reason == 'threshold' && event.enabled && (state.phase == 'summarizing' || state.compacted)"
     effect "cancel_compaction" {
       text = "message.duplicate_compaction"
     }
   }
 
-  # The host's own automatic compaction (threshold or overflow) never writes
-  # its native summary in place of the seed's checkpoint (see active_force):
-  # it is answered with the checkpoint — "The extension summarizes the
-  # complete context preview ... adds a self-retaining Pi compaction entry"
-  # — and its summary_done is taken like any checkpoint's. The host resumes
-  # through its own caller (an overflow is retried by Pi), so the checkpoint
-  # asks for no continuation. A host compaction is no automatic attempt of
-  # the extension's: the window is full now, so neither the cooldown nor the
-  # pause holds it back (cancelled, the host would overflow). The user's own
-  # /compact gets the seed's checkpoint too, for the same reason: while the
-  # policy is on, its checkpoint is the compaction. An aborted signal aborts
-  # the summary, which drops the checkpoint (the summary group).
-  rule "host_compaction_writes_the_checkpoint" {
+  # The policy owns the thresholds: Pi's threshold below the active force
+  # limit (window - reserve is under 80% of small windows) is cancelled
+  # without a word; the force, notice and warning at the turn end decide.
+  rule "threshold_compaction_below_force_limit_cancelled" {
+    on   = "before_compact"
+    when = "event.reason == 'threshold' && event.enabled && event.tokens < active_force"
+    effect "cancel_compaction" {}
+  }
+
+  # "It compacts at the active force limit." Pi's threshold compaction at or
+  # above it, while an automatic attempt is allowed, is answered with the
+  # seed's checkpoint — "The extension summarizes the complete context
+  # preview ... adds a self-retaining Pi compaction entry" — in place of
+  # Pi's summary. Pi resumes through its own caller, so the checkpoint asks
+  # for no continuation. An aborted signal aborts the summary, which drops
+  # the checkpoint (the summary group).
+  rule "threshold_compaction_at_force_limit_writes_the_checkpoint" {
     on   = "before_compact"
     from = { phase = "idle" }
-    when = "event.enabled"
+    when = "event.reason == 'threshold' && event.enabled && retry_due && !paused"
     to   = { phase = "summarizing" }
     set = {
-      requested      = "false"
       resume         = "false"
       checkpoint_seq = "state.checkpoint_seq + 1"
       checkpoint_id  = "state.checkpoint_seq + 1"
-      # The host's compaction does not wait for a retry delay, and both
-      # ends of the summary write retry_at anew; clearing it here changes
-      # nothing a user sees and keeps verify's state space small.
+      # The retry time has passed (retry_due), and both ends of the summary
+      # write retry_at anew: clearing it changes nothing a user sees and
+      # keeps verify's state space small.
       retry_at = "0"
     }
     effect "checkpoint" {
       continue = false
       attempt  = "state.checkpoint_seq + 1"
+    }
+  }
+
+  # "Three failures pause automatic attempts." "The delay applies when a
+  # later turn reaches its boundary." While the policy may not attempt, Pi's
+  # own threshold compaction runs as the safety net, and the user is told
+  # which ran and why.
+  rule "threshold_compaction_while_held_back_is_pis" {
+    on   = "before_compact"
+    when = "event.reason == 'threshold' && event.enabled"
+    effect "notify" {
+      level = "info"
+      text  = "(paused ? message.pi_compaction_paused : message.pi_compaction_retry_wait)"
     }
   }
 
@@ -1178,22 +1201,23 @@ group "boundary" {
 
 group "work" {
   # "This cooldown prevents repeated requests without new work." A completed
-  # turn with tool results did work the last checkpoint does not hold. It
-  # matters only inside the cooldown (after it every request is taken), and
-  # no checkpoint is taken at a boundary inside the cooldown, so it never
-  # meets one at the same turn end.
+  # turn with tool results did work the last checkpoint does not hold: the
+  # cooldown ends. It matters only inside the cooldown (after it every
+  # request is taken), and no checkpoint is taken at a boundary inside the
+  # cooldown, so it never meets one at the same turn end.
   rule "turn_with_tool_results_is_new_work" {
     on   = "turn_end"
-    when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !state.new_work && !cooled_down"
-    set  = { new_work = "true" }
+    when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !cooled_down"
+    set  = { cooldown_until = "0" }
   }
 
   # A request that carries a user prompt after the checkpoint (user_input:
-  # a real user message follows the latest boundary) brings new work too.
+  # a real user message follows the latest boundary) brings new work too:
+  # the cooldown ends.
   rule "user_prompt_after_checkpoint_is_new_work" {
     on   = "request"
-    when = "event.user_input && !state.new_work && !cooled_down"
-    set  = { new_work = "true" }
+    when = "event.user_input && !cooled_down"
+    set  = { cooldown_until = "0" }
   }
 }
 
@@ -1216,7 +1240,6 @@ group "session" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
       compacted     = "false"
       notice_set    = "0"
       warning_set   = "0"
@@ -1235,7 +1258,6 @@ group "session" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      requested     = "false"
     }
   }
 
@@ -1252,14 +1274,14 @@ group "session" {
 # ---------------------------------------------------------------- status
 
 group "status" {
-  # The force limit this window gets, in the status line, when it was
-  # brought under the host's own compaction threshold (see active_force);
-  # an empty status otherwise. Settings and the model (its window) are read
-  # at session start, tree change and model change.
-  rule "status_says_force_limit_under_host_threshold" {
+  # The status line says what will happen, from the values the rules use:
+  # the active force limit for this window. Settings and the model (its
+  # window) are read at session start, tree change and model change; a
+  # saved limit changes it at once (the settings group says it there).
+  rule "status_says_the_active_force_limit" {
     on = ["session_start", "session_tree", "model_select"]
     effect "status" {
-      text = "force_under_host ? 'autocompacter: checkpoint at ' + string(active_force) + ' tokens, the host compaction threshold (window ' + string(event.context_window) + ' - reserve ' + string(event.reserve) + '), which is under ' + string(seed_force) + ' (80% of the window)' : ''"
+      text = "'autocompacter: checkpoint at ' + string(active_force) + ' tokens'"
     }
   }
 }
@@ -1275,10 +1297,14 @@ verify {
   # these are the forms the rules tell apart, a rejected value and an
   # unknown form, and saved force limits above the 270000 cap (a user can
   # save any whole number: seed 002 line 34-36 caps it). The context window
-  # moves the force limit's 80% cap.
+  # moves the force limit's 80% cap: 32k and 64k local models (where Pi's
+  # own threshold, window - reserve, is under 80%), the contract's 200k
+  # default, and a 1M window where the 270000 cap binds. 128k is left out:
+  # each window adds its token thresholds to every turn end, and its levels
+  # follow from the same arithmetic as 64k's and 200k's.
   domain = {
     "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 300000", "set force 1", "set 100000 150000 200000", "set 100000 150000 300000", "setup", "reset", "help"]
-    context_window = [200000, 400000]
+    context_window = [32000, 64000, 200000, 1000000]
   }
 }
 
@@ -1323,6 +1349,31 @@ property "automatic attempts pause after three failures" {
   never = "checkpoint"
   on    = "turn_end"
   when  = "state.request == 'none' && state.failures >= param.failure_limit"
+}
+
+# seed 002 line 26 "Three failures pause automatic attempts": Pi's threshold
+# compaction is an automatic attempt too; while paused it is Pi's own.
+property "automatic attempts pause after three failures, at Pi's threshold too" {
+  never = "checkpoint"
+  on    = "before_compact"
+  when  = "state.failures >= param.failure_limit"
+}
+
+# seed 002 line 26 "Retry delays are 5, 10, and 20 seconds": no checkpoint
+# answers Pi's threshold compaction before the retry time.
+property "no checkpoint at Pi's threshold before the retry delay" {
+  never = "checkpoint"
+  on    = "before_compact"
+  when  = "event.now_ms < state.retry_at"
+}
+
+# seed 002 line 18 "It compacts at the active force limit": Pi's threshold
+# compaction below it never becomes a checkpoint, and Pi's overflow
+# recovery and the user's /compact are never replaced by one.
+property "no checkpoint for Pi's compaction below the force limit, at overflow or for /compact" {
+  never = "checkpoint"
+  on    = "before_compact"
+  when  = "event.reason != 'threshold' || event.tokens < int(min(saved_force, 270000, 0.8 * event.context_window))"
 }
 
 # seed 002 line 26 "Retry delays are 5, 10, and 20 seconds. The delay

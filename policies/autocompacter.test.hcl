@@ -125,7 +125,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. (provider error) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (provider error) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   event "turn_end" {
@@ -174,7 +174,7 @@ run "story: summary failure -> retry after delay -> pause after three ('Three fa
     now_ms  = 19000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
     }
   }
   event "turn_end" {
@@ -231,7 +231,7 @@ run "lifecycle: 'or the user runs /autocompacter' while a turn runs: 'The extens
     }
   }
   expect {
-    state = { request = "none", phase = "summarizing", resume = true }
+    state = { request = "none", phase = "summarizing", resume = false }
   }
 }
 
@@ -245,7 +245,7 @@ run "lifecycle: 'or the user runs /autocompacter' when idle: the checkpoint is t
     }
   }
   expect {
-    state = { request = "none", phase = "summarizing", requested = true, resume = false }
+    state = { request = "none", phase = "summarizing", resume = false }
   }
 }
 
@@ -260,7 +260,7 @@ run "errors: 'Requested work and turns with pending work can continue': /autocom
     error   = "overloaded"
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (overloaded) The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
 }
@@ -367,7 +367,7 @@ run "lifecycle: 'Pi finishes the current assistant turn and its tool calls' befo
 }
 
 run "lifecycle: 'A requested checkpoint starts the next model turn.' even without pending work" {
-  state = { request = "tool" }
+  state = { request = "command" }
   event "turn_end" {
     tool_results = 0
     queued       = false
@@ -376,7 +376,7 @@ run "lifecycle: 'A requested checkpoint starts the next model turn.' even withou
     }
   }
   expect {
-    state = { resume = true }
+    state = { resume = false }
   }
 }
 
@@ -385,8 +385,8 @@ run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (abor
   event "turn_end" {
     outcome = "aborted"
     expect {
-      rules   = ["failed_turn_cancels_tool_request"]
-      effects = []
+      rules   = ["failed_turn_cancels_queued_request"]
+      effects = [{ effect = "notify", level = "info", text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now." }]
     }
   }
   event "turn_end" {
@@ -406,8 +406,8 @@ run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (fail
     outcome = "error"
     error   = "other"
     expect {
-      rules   = ["failed_turn_cancels_tool_request"]
-      effects = []
+      rules   = ["failed_turn_cancels_queued_request"]
+      effects = [{ effect = "notify", level = "info", text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now." }]
     }
   }
   expect {
@@ -421,8 +421,8 @@ run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (synt
     outcome         = "completed"
     synthetic_abort = true
     expect {
-      rules   = ["failed_turn_cancels_tool_request"]
-      effects = []
+      rules   = ["failed_turn_cancels_queued_request"]
+      effects = [{ effect = "notify", level = "info", text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now." }]
     }
   }
   expect {
@@ -430,45 +430,38 @@ run "lifecycle: 'An aborted or failed turn cancels a queued tool request.' (synt
   }
 }
 
-run "lifecycle: 'cancels a queued tool request': the user's /autocompacter request waits for a completed turn" {
+run "lifecycle: 'An aborted or failed turn cancels a queued tool request.': the user's stored /autocompacter is dropped the same way, with a notice, and fires at no later prompt" {
   state = { request = "command" }
   event "turn_end" {
     outcome = "aborted"
     expect {
-      rules   = []
-      effects = []
+      rules   = ["failed_turn_cancels_queued_request"]
+      effects = [{ effect = "notify", level = "info", text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now." }]
     }
   }
   event "turn_end" {
     outcome = "completed"
     expect {
-      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
-      effects = [{ effect = "checkpoint", continue = true }]
+      rules   = []
+      effects = []
     }
   }
 }
 
-run "lifecycle: 'Pi finishes the current assistant turn': a synthetic abort is not a finished turn for a stored /autocompacter request" {
+run "lifecycle: 'Pi finishes the current assistant turn': a synthetic abort is not a finished turn; it drops a stored /autocompacter request" {
   state = { request = "command", compacted = true }
   event "turn_end" {
     synthetic_abort = true
     expect {
-      rules   = []
-      effects = []
+      rules   = ["failed_turn_cancels_queued_request"]
+      effects = [{ effect = "notify", level = "info", text = "Checkpoint request dropped: the turn it waited for was aborted or failed. Run /autocompacter to checkpoint now." }]
     }
   }
   event "request" {}
   event "turn_end" {
-    synthetic_abort = true
     expect {
       rules   = []
       effects = []
-    }
-  }
-  event "turn_end" {
-    expect {
-      rules   = ["requested_checkpoint_after_turn_and_tool_calls"]
-      effects = [{ effect = "checkpoint", continue = true }]
     }
   }
 }
@@ -508,8 +501,8 @@ run "lifecycle: 'Session replacement also cancels stale work.'" {
   event "session_start" {
     reason = "new"
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
-      effects = [{ effect = "status", text = "" }]
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_the_active_force_limit"]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 160000 tokens" }]
     }
   }
   event "summary_done" {
@@ -554,8 +547,8 @@ run "lifecycle: 'Session replacement also cancels stale work.': the late summary
     reason = "new"
     now_ms = 3000
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
-      effects = [{ effect = "status", text = "" }]
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_the_active_force_limit"]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 160000 tokens" }]
       state   = { phase = "idle", checkpoint_seq = 1, checkpoint_id = 0 }
     }
   }
@@ -688,12 +681,13 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
   }
 }
 
-run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (the host's compaction after a checkpoint)" {
+run "lifecycle: 'An existing compaction at the same boundary prevents a duplicate.' (Pi's threshold compaction while a checkpoint is written); /compact and overflow recovery stay Pi's" {
   state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "before_compact" {
     reason = "threshold"
+    tokens = 190000
     expect {
-      rules   = ["host_compaction_at_checkpointed_boundary_cancelled"]
+      rules   = ["threshold_compaction_at_checkpointed_boundary_cancelled"]
       effects = [{ effect = "cancel_compaction", text = "Compaction skipped: a checkpoint already covers this point of the session." }]
     }
   }
@@ -701,22 +695,24 @@ run "lifecycle: 'An existing compaction at the same boundary prevents a duplicat
     attempt = 1
     ok      = true
   }
+  # the user's /compact [instructions] is Pi's own compaction
   event "before_compact" {
     reason = "manual"
     idle   = true
     expect {
-      rules   = ["host_compaction_at_checkpointed_boundary_cancelled"]
-      effects = [{ effect = "cancel_compaction" }]
+      rules   = []
+      effects = []
     }
   }
   event "request" {}
-  # a new boundary: the host's overflow compaction is answered with the
-  # seed's checkpoint (never its native summary)
+  # overflow recovery is Pi's: a summary of the whole overflowing context
+  # would overflow the summariser too
   event "before_compact" {
     reason = "overflow"
+    tokens = 210000
     expect {
-      rules   = ["host_compaction_writes_the_checkpoint"]
-      effects = [{ effect = "checkpoint", continue = false, attempt = 2 }]
+      rules   = []
+      effects = []
     }
   }
 }
@@ -1113,8 +1109,8 @@ run "force: 'This cooldown prevents repeated requests without new work.' (/autoc
 
 # Seed 002: "This cooldown prevents repeated requests without new work." A
 # checkpoint whose resumed turn read a file (a completed turn with tool
-# results) has new work to save: the request inside the cooldown is taken,
-# the cooldown ends for it, and the turn boundary checkpoints.
+# results) has new work to save: the cooldown ends, the request is taken,
+# and the turn boundary checkpoints.
 run "cooldown: 'This cooldown prevents repeated requests without new work.' — a turn with tool results since the checkpoint lifts it" {
   state = { phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "summary_done" {
@@ -1122,7 +1118,7 @@ run "cooldown: 'This cooldown prevents repeated requests without new work.' — 
     ok      = true
     now_ms  = 10000
     expect {
-      state = { cooldown_until = 20000, new_work = false }
+      state = { cooldown_until = 20000 }
     }
   }
   event "request" {
@@ -1139,7 +1135,7 @@ run "cooldown: 'This cooldown prevents repeated requests without new work.' — 
     expect {
       rules   = ["turn_with_tool_results_is_new_work"]
       effects = []
-      state   = { new_work = true }
+      state   = { cooldown_until = 0 }
     }
   }
   event "tool" {
@@ -1167,7 +1163,7 @@ run "cooldown: 'This cooldown prevents repeated requests without new work.' — 
     now_ms  = 12000
   }
   expect {
-    state = { new_work = false, cooldown_until = 22000 }
+    state = { cooldown_until = 22000 }
   }
 }
 
@@ -1212,7 +1208,17 @@ run "cooldown: 'without new work' — a user prompt after the checkpoint lifts i
 }
 
 run "cooldown: 'without new work' — idle, new work lets /autocompacter checkpoint inside the cooldown" {
-  state = { cooldown_until = 20000, new_work = true }
+  state = { cooldown_until = 20000 }
+  event "request" {
+    user_input = true
+    now_ms     = 11000
+    expect {
+      rules = ["user_prompt_after_checkpoint_is_new_work"]
+    }
+  }
+  event "turn_end" {
+    now_ms = 11500
+  }
   event "command" {
     name   = "autocompacter"
     idle   = true
@@ -1255,7 +1261,7 @@ run "cooldown: 'without new work' — a turn without tool results, or a failed o
     }
   }
   expect {
-    state = { new_work = false }
+    state = { cooldown_until = 20000 }
   }
 }
 
@@ -1286,7 +1292,7 @@ run "errors: 'A summary error leaves the session context unchanged. The extensio
     ok      = false
     expect {
       rules   = ["summary_error_schedules_retry_delay"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). The next automatic attempt waits 5 s: it runs at the first turn end after that." }]
     }
   }
   expect {
@@ -1362,7 +1368,7 @@ run "errors: 'Requested work ... can continue from the original context.': the n
     now_ms  = 3000
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (timeout) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that." }, { effect = "continue" }]
     }
   }
   # the request is not retried at the next boundary
@@ -1374,7 +1380,7 @@ run "errors: 'Requested work ... can continue from the original context.': the n
     }
   }
   expect {
-    state = { request = "none", requested = false, failures = 1, retry_at = 8000 }
+    state = { request = "none", failures = 1, retry_at = 8000 }
   }
 }
 
@@ -1391,7 +1397,7 @@ run "errors: 'Retry delays are 5, 10, and 20 seconds.': the notice of a forced c
     now_ms  = 2000
     expect {
       rules   = ["summary_error_schedules_retry_delay", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The run continues from the original context. The next automatic attempt waits 10 s: it runs at the first turn end after that." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). The run continues from the original context. The next automatic attempt waits 10 s: it runs at the first turn end after that." }, { effect = "continue" }]
     }
   }
 }
@@ -1436,7 +1442,7 @@ run "errors: 'Three failures pause automatic attempts.': the notice of a failed 
     now_ms  = 30002
     expect {
       rules   = ["summary_error_pauses_after_failure_limit", "failed_summary_continues_pending_work"]
-      effects = [{ effect = "notify", level = "error", text = "Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (overloaded) The run continues from the original context. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }, { effect = "continue" }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (overloaded) The run continues from the original context. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }, { effect = "continue" }]
     }
   }
 }
@@ -1450,7 +1456,7 @@ run "errors: 'Retry delays' in the notice: a delay of 0 waits for nothing but th
     attempt = 1
     ok      = false
     expect {
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. The next automatic attempt can run at the next turn end." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). The next automatic attempt can run at the next turn end." }]
     }
   }
 }
@@ -1830,7 +1836,7 @@ run "errors: 'Three failures pause automatic attempts.'" {
     now_ms  = 100000
     expect {
       rules   = ["summary_error_pauses_after_failure_limit"]
-      effects = [{ effect = "notify", level = "error", text = "Automatic checkpoint failed; the context is unchanged. Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
+      effects = [{ effect = "notify", level = "error", text = "Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). Automatic checkpoints are paused until you run /autocompacter, which clears the failures and tries again." }]
     }
   }
   # paused: far past every delay, above the force limit, only the warning
@@ -1947,8 +1953,8 @@ run "settings: 'The extension reads settings from the current project at session
   event "session_start" {
     reason = "startup"
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
-      effects = [{ effect = "status", text = "" }]
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_the_active_force_limit"]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 100000 tokens" }]
     }
   }
   expect {
@@ -1960,8 +1966,8 @@ run "settings: 'A session tree change reloads them.'" {
   state = { notice_set = 50000, warning_set = 80000, force_set = 100000, request = "tool", phase = "summarizing", checkpoint_seq = 1, checkpoint_id = 1 }
   event "session_tree" {
     expect {
-      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_force_limit_under_host_threshold"]
-      effects = [{ effect = "status", text = "" }]
+      rules   = ["session_change_cancels_stale_work_and_reloads_settings", "status_says_the_active_force_limit"]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 100000 tokens" }]
     }
   }
   expect {
@@ -1981,8 +1987,8 @@ run "settings: 'A model change resets threshold notices.'" {
   event "model_select" {
     model = "other-model"
     expect {
-      rules   = ["model_change_resets_threshold_notices", "status_says_force_limit_under_host_threshold"]
-      effects = [{ effect = "status", text = "" }]
+      rules   = ["model_change_resets_threshold_notices", "status_says_the_active_force_limit"]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 160000 tokens" }]
     }
   }
   event "turn_end" {
@@ -2232,7 +2238,7 @@ run "nonterminal: 'use the set ... command form' (set warning, set force)" {
     args = "  set   force  100000 "
     expect {
       rules   = ["set_force_limit"]
-      effects = [{ effect = "save_param", name = "force_limit", value = 100000 }, { effect = "reply", text = "Saved. force_limit = 100000" }]
+      effects = [{ effect = "save_param", name = "force_limit", value = 100000 }, { effect = "reply", text = "Saved. force_limit = 100000" }, { effect = "status", text = "autocompacter: checkpoint at 100000 tokens" }]
     }
   }
   event "turn_end" {
@@ -2375,6 +2381,7 @@ run "nonterminal: 'use the ... reset command form'" {
         { effect = "clear_param", name = "warning_limit" },
         { effect = "clear_param", name = "force_limit" },
         { effect = "reply", text = "Saved limits removed: the default notice, warning and force limits apply from the next settings reload (session start or tree change)." },
+        { effect = "status", text = "autocompacter: checkpoint at 160000 tokens" },
       ]
     }
   }
@@ -2487,6 +2494,7 @@ run "nonterminal: 'use the set ... command form' (set NOTICE WARNING FORCE, the 
         { effect = "save_param", name = "warning_limit", value = 350000 },
         { effect = "save_param", name = "force_limit", value = 400000 },
         { effect = "reply", text = "Saved. notice_limit = 300000, warning_limit = 350000, force_limit = 400000" },
+        { effect = "status", text = "autocompacter: checkpoint at 160000 tokens" },
       ]
     }
   }
@@ -2523,36 +2531,57 @@ run "nonterminal: set NOTICE WARNING FORCE rejects limits out of order or not wh
   }
 }
 
-# ============================================================ a host that compacts first
-# Seed 002: "It compacts at the active force limit." Pi compacts above
-# window - reserve (16384), which is under 80% of a window below 81920
-# tokens: the force limit is brought down to Pi's threshold, so the seed's
-# checkpoint is the one that runs (the README's seed-reading notes).
+# ============================================================ beside Pi's own compaction
+# Seed 002: "The active force limit is the smallest of these values" —
+# nothing else lowers it. Pi's threshold compaction (window - reserve) below
+# the force limit is cancelled; at or above it the seed's checkpoint answers
+# it while an automatic attempt is allowed, and Pi's own runs while it is
+# not; overflow recovery and the user's /compact are Pi's (the policy
+# comment and docs/pi.md's seed-reading notes).
 
-run "force: 'It compacts at the active force limit.' — in a 64k window the limit is Pi's threshold (65536 - 16384 = 49152), under 80% (52428)" {
+run "force: 'The active force limit is the smallest of these values' — in a 64k window it is 80% (51200), not Pi's threshold (64000 - 16384); the status line says so" {
   event "session_start" {
     reason         = "startup"
-    context_window = 65536
+    context_window = 64000
     expect {
-      effects = [{ effect = "status", text = "autocompacter: checkpoint at 49152 tokens, the host compaction threshold (window 65536 - reserve 16384), which is under 52428 (80% of the window)" }]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 51200 tokens" }]
     }
   }
   event "request" {
-    context_window = 65536
+    context_window = 64000
   }
   event "turn_end" {
-    context_window = 65536
-    tokens         = 49151
+    context_window = 64000
+    tokens         = 49894
     expect {
       rules = ["warning_once_per_cycle"]
     }
   }
+  # Pi's threshold compaction below the force limit is cancelled: the
+  # policy owns the thresholds
+  event "before_compact" {
+    reason         = "threshold"
+    context_window = 64000
+    tokens         = 49894
+    expect {
+      rules   = ["threshold_compaction_below_force_limit_cancelled"]
+      effects = [{ effect = "cancel_compaction" }]
+    }
+  }
   event "request" {
-    context_window = 65536
+    context_window = 64000
   }
   event "turn_end" {
-    context_window = 65536
-    tokens         = 49152
+    context_window = 64000
+    tokens         = 51199
+    expect {
+      rules   = []
+      effects = []
+    }
+  }
+  event "turn_end" {
+    context_window = 64000
+    tokens         = 51200
     expect {
       rules   = ["force_checkpoint_at_active_limit"]
       effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
@@ -2560,61 +2589,73 @@ run "force: 'It compacts at the active force limit.' — in a 64k window the lim
   }
 }
 
-run "force: 'The active force limit is the smallest of these values' — the host's threshold counts with the reserve the host reports; above it, 80% holds" {
+run "force: 'The active force limit is the smallest of these values' — 32k and 1M windows: 80% of 32000, and the 270000 cap" {
   event "model_select" {
-    context_window = 65536
-    reserve        = 8192
+    context_window = 32000
     expect {
-      effects = [{ effect = "status", text = "" }]
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 25600 tokens" }]
+    }
+  }
+  event "model_select" {
+    context_window = 1000000
+    expect {
+      effects = [{ effect = "status", text = "autocompacter: checkpoint at 270000 tokens" }]
     }
   }
   event "turn_end" {
-    context_window = 65536
-    reserve        = 8192
-    tokens         = 52427
+    context_window = 32000
+    tokens         = 25599
     expect {
       rules = ["warning_once_per_cycle"]
     }
   }
   event "turn_end" {
-    context_window = 65536
-    reserve        = 8192
-    tokens         = 52428
+    context_window = 32000
+    tokens         = 25600
     expect {
       rules = ["force_checkpoint_at_active_limit"]
     }
   }
 }
 
-run "force: a window smaller than the reserve leaves a force limit of 1 token" {
+run "settings: the status line follows a saved force limit at once ('The active force limit is the smallest of these values')" {
+  event "command" {
+    name           = "autocompacter"
+    args           = "set force 230000"
+    context_window = 64000
+    expect {
+      rules   = ["set_force_limit"]
+      effects = [{ effect = "save_param" }, { effect = "reply" }, { effect = "status", text = "autocompacter: checkpoint at 51200 tokens" }]
+    }
+  }
+  event "command" {
+    name           = "autocompacter"
+    args           = "set 10000 20000 30000"
+    context_window = 64000
+    expect {
+      rules   = ["set_all_limits"]
+      effects = [{ effect = "save_param" }, { effect = "save_param" }, { effect = "save_param" }, { effect = "reply" }, { effect = "status", text = "autocompacter: checkpoint at 30000 tokens" }]
+    }
+  }
   event "turn_end" {
-    context_window = 10000
-    tokens         = 1
+    context_window = 64000
+    tokens         = 30000
     expect {
       rules = ["force_checkpoint_at_active_limit"]
     }
   }
 }
 
-run "boundary: 'adds a self-retaining Pi compaction entry' — Pi's threshold compaction inside the cooldown is answered with the seed's checkpoint, never Pi's native summary" {
-  state = { cooldown_until = 20000, failures = 3, checkpoint_seq = 4 }
-  event "turn_end" {
-    context_window = 65536
-    tokens         = 50454
-    now_ms         = 12000
-    expect {
-      rules = ["warning_once_per_cycle"]
-    }
-  }
+run "boundary: 'It compacts at the active force limit.' — Pi's threshold compaction at or above it, while an automatic attempt is allowed, is answered with the seed's self-retaining checkpoint" {
+  state = { checkpoint_seq = 4 }
   event "before_compact" {
-    reason         = "threshold"
-    context_window = 65536
-    tokens         = 50454
-    now_ms         = 12100
+    reason = "threshold"
+    tokens = 183617
+    now_ms = 12100
     expect {
-      rules   = ["host_compaction_writes_the_checkpoint"]
+      rules   = ["threshold_compaction_at_force_limit_writes_the_checkpoint"]
       effects = [{ effect = "checkpoint", continue = false, attempt = 5 }]
-      state   = { phase = "summarizing", checkpoint_id = 5, requested = false, resume = false }
+      state   = { phase = "summarizing", checkpoint_id = 5, resume = false }
     }
   }
   event "summary_done" {
@@ -2637,9 +2678,46 @@ run "boundary: 'adds a self-retaining Pi compaction entry' — Pi's threshold co
   }
 }
 
-run "boundary: Pi's compaction is its own while the policy is off; the user's /compact gets the seed's checkpoint while it is on" {
+run "boundary: 'Three failures pause automatic attempts.' — while paused, Pi's threshold compaction runs as the safety net and the user is told which ran and why" {
+  state = { failures = 3, retry_at = 1000, checkpoint_seq = 3 }
+  event "before_compact" {
+    reason = "threshold"
+    tokens = 183617
+    now_ms = 50000
+    expect {
+      rules   = ["threshold_compaction_while_held_back_is_pis"]
+      effects = [{ effect = "notify", level = "info", text = "Pi's own compaction runs here, not the autocompacter checkpoint: automatic checkpoints are paused after repeated summary failures (/autocompacter clears them)." }]
+      state   = { phase = "idle", checkpoint_id = 0 }
+    }
+  }
+}
+
+run "boundary: 'Retry delays are 5, 10, and 20 seconds.' — before the retry time, Pi's threshold compaction runs as the safety net and the user is told which ran and why" {
+  state = { failures = 1, retry_at = 20000, checkpoint_seq = 1 }
+  event "before_compact" {
+    reason = "threshold"
+    tokens = 183617
+    now_ms = 19999
+    expect {
+      rules   = ["threshold_compaction_while_held_back_is_pis"]
+      effects = [{ effect = "notify", level = "info", text = "Pi's own compaction runs here, not the autocompacter checkpoint: the last checkpoint failed and its retry delay has not passed yet." }]
+    }
+  }
+  event "before_compact" {
+    reason = "threshold"
+    tokens = 183617
+    now_ms = 20000
+    expect {
+      rules   = ["threshold_compaction_at_force_limit_writes_the_checkpoint"]
+      effects = [{ effect = "checkpoint", continue = false, attempt = 2 }]
+    }
+  }
+}
+
+run "boundary: Pi's compaction is its own while the policy is off; the user's /compact [instructions] is Pi's while it is on" {
   event "before_compact" {
     reason  = "threshold"
+    tokens  = 183617
     enabled = false
     expect {
       rules = []
@@ -2647,9 +2725,10 @@ run "boundary: Pi's compaction is its own while the policy is off; the user's /c
   }
   event "before_compact" {
     reason = "manual"
+    tokens = 183617
     expect {
-      rules   = ["host_compaction_writes_the_checkpoint"]
-      effects = [{ effect = "checkpoint", continue = false, attempt = 1 }]
+      rules   = []
+      effects = []
     }
   }
 }

@@ -71,7 +71,10 @@ assistant {
   }
 }
 
-# Within the 10 s cooldown a forced checkpoint waits.
+# Within the 10 s cooldown, but the resumed turn's edit was new work, which
+# ended the cooldown ("This cooldown prevents repeated requests without new
+# work"): the context is past the force limit again, and a checkpoint is
+# taken at once.
 wait "5s" {}
 
 assistant {
@@ -83,7 +86,7 @@ assistant {
   }
 }
 
-wait "6s" {}
+wait "11s" {}
 
 # Past the cooldown, a completed answer without pending work: a checkpoint,
 # and no extra model turn.

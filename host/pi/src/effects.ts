@@ -6,13 +6,7 @@
 // returns to Pi; where the effect awaits, the lifecycle is checked again
 // before its result is used.
 
-import type { AssistantMessage } from "@earendil-works/pi-ai";
-import {
-	generateSummaryWithUsage,
-	type ExtensionContext,
-	type SessionBeforeCompactResult,
-	type TurnEndEvent,
-} from "@earendil-works/pi-coding-agent";
+import type { ExtensionContext, SessionBeforeCompactResult, TurnEndEvent } from "@earendil-works/pi-coding-agent";
 import { EngineDown, errorText } from "./engine.ts";
 import { CONTINUATION_TYPE, MESSAGE_TYPE_PREFIX, type Draft, type DraftsResult, type Effect, type RepairResult } from "./protocol.ts";
 import { confirmWindow, decide } from "./facts.ts";
@@ -28,6 +22,9 @@ import {
 	request,
 	say,
 } from "./state.ts";
+import { summarize } from "./summary.ts";
+
+export { summarize } from "./summary.ts";
 
 /**
  * Pi's compact() refuses before asking any extension when the context since
@@ -245,29 +242,6 @@ function compact(h: HostState, attempt: number, ctx: ExtensionContext): void {
 	} catch (err) {
 		done("attempt_error", { error: errorText(err) });
 	}
-}
-
-export async function summarize(
-	ctx: ExtensionContext,
-	messages: AgentMessages,
-	signal: AbortSignal | undefined,
-): Promise<{ text: string; usage: AssistantMessage["usage"] | undefined }> {
-	const model = ctx.model;
-	if (model === undefined) throw new Error("no model is selected to write the summary");
-	const r = await generateSummaryWithUsage(
-		messages,
-		model,
-		undefined,
-		undefined,
-		undefined,
-		signal,
-		undefined,
-		undefined,
-		undefined,
-		(m, c, o) => ctx.modelRegistry.streamSimple(m, c, o),
-	);
-	if (r.text.trim() === "") throw new Error("the summary came back empty");
-	return { text: r.text, usage: r.usage };
 }
 
 /**

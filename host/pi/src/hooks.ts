@@ -142,7 +142,10 @@ export async function onTurnEnd(h: HostState, e: TurnEndEvent, ctx: ExtensionCon
 			outcome: e.outcome,
 			error,
 			synthetic_abort: syntheticAbort,
-			tool_results: e.toolResults.length,
+			// The policy's own tools answer from the policy (a self-compact
+			// dropped in the cooldown, say): their results are its replies,
+			// not work the turn did.
+			tool_results: e.toolResults.filter((r) => !h.registeredTools.has(r.toolName)).length,
 		});
 		await apply(h, d.effects, out, ctx, { turn: e });
 	} catch (err) {

@@ -72,7 +72,7 @@ test("seed 002 summary failure → retry → pause after three, /autocompacter c
 			await pi.session.prompt(`more ${i}`);
 			await settle(pi);
 		}
-		const failed = pi.notices.filter((n) => n.level === "error" && n.text.startsWith("Automatic checkpoint failed"));
+		const failed = pi.notices.filter((n) => n.level === "error" && n.text.startsWith("Checkpoint failed"));
 		assert.equal(failed.length, 3, JSON.stringify(pi.notices));
 		assert.match(failed[2]!.text, /paused/, "the third failure pauses");
 		assert.doesNotMatch(failed[1]!.text, /paused/);

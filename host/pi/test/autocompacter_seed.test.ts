@@ -196,7 +196,7 @@ test("seed 002 'Requested work ... can continue from the original context.': a f
 		assert.deepEqual(
 			errors.map((n) => n.text),
 			[
-				"Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (Summarization failed: invalid request: summary refused) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that.",
+				"Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (Summarization failed: invalid request: summary refused) The run continues from the original context. The next automatic attempt waits 5 s: it runs at the first turn end after that.",
 			],
 		);
 		assert.equal(labels(pi.persisted()).at(-1), "assistant:going on from the original context");
@@ -227,7 +227,7 @@ test("seed 002 'A summary error leaves the session context unchanged.': a failed
 		assert.deepEqual(
 			pi.notices.filter((n) => n.level === "error").map((n) => n.text),
 			[
-				"Requested checkpoint failed; the context is unchanged and the request was dropped (it is not retried). (Summarization failed: invalid request: summary refused) The next automatic attempt waits 5 s: it runs at the first turn end after that.",
+				"Checkpoint failed; the context is unchanged (a requested checkpoint is dropped, not retried). (Summarization failed: invalid request: summary refused) The next automatic attempt waits 5 s: it runs at the first turn end after that.",
 			],
 		);
 		const done = pi.decisions().filter((d) => d.event.event === "summary_done");
@@ -265,7 +265,7 @@ test("seed 002 'The extension adds a visible error message.': in JSON mode the e
 			await pi.session.prompt("fix the parser bug");
 			await settle(pi);
 		});
-		assert.match(err, /^Error: Requested checkpoint failed; the context is unchanged and the request was dropped/m);
+		assert.match(err, /^Error: Checkpoint failed; the context is unchanged \(a requested checkpoint is dropped, not retried\)/m);
 	} finally {
 		await pi.dispose();
 	}
