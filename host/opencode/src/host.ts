@@ -290,6 +290,16 @@ export class OpencodeHost {
 
 	/** The session went idle: the committed messages are written, then before_settle and settled. */
 	async settle(s: SessionState): Promise<void> {
+		// The bus may tell of the run's last message after it tells of the
+		// idle session (an abort, a provider error): the stored messages
+		// say how the run ended.
+		const r = await this.client.session.messages({ path: { id: s.id } });
+		for (const m of (r.data ?? []) as WithParts[]) {
+			const info = m.info;
+			if (info.role === "assistant" && (info.time.completed !== undefined || info.error !== undefined) && !s.seen.has(info.id)) {
+				await this.turnEnd(s, info, toolResults(m.parts));
+			}
+		}
 		await this.flush(s);
 		const d = await this.decide(s, "before_settle", { outcome: s.lastOutcome });
 		await this.apply(s, d.effects, { site: "before_settle", after: s.lastAssistant, loopGoesOn: false });

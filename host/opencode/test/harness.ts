@@ -192,7 +192,12 @@ export async function messages(p: Project, session: string) {
 
 /** The plugin's notices in the server's log. */
 export function notices(server: Server): string[] {
-	return server.logs.filter((l) => l.includes("service=resetpolicy"));
+	return server.logs.filter((l) => l.includes("message=\"resetpolicy"));
 }
 
 export const once = (haystack: string[], needle: string): number => haystack.filter((l) => l.includes(needle)).length;
+
+/** The requests the model received, one line each part cut short: for assertion messages. */
+export function dump(p: Project): string {
+	return p.model.chats.map((c, i) => `#${i} ${c.lines.map((l) => l.replace(/\s+/g, " ").slice(0, 70)).join(" | ")}`).join("\n");
+}
