@@ -44,6 +44,9 @@ function hooks(h: OpencodeHost): Hooks {
 	const commands = new Set((surface?.commands ?? []).map((c) => c.name));
 	return {
 		tool: tools,
+		async dispose() {
+			h.engine?.close();
+		},
 		async config(input) {
 			// opencode's config schema has compaction; the SDK's Config type does not say so.
 			const cfg = input as typeof input & { compaction?: { auto?: boolean; reserved?: number } };

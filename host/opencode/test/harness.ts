@@ -5,7 +5,7 @@
 // from this checkout.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -48,10 +48,50 @@ function env(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
 	};
 }
 
+let shared: Promise<Server> | undefined;
+let enginePids = "";
+
+/**
+ * The one opencode server of this test process (the suite runs its files
+ * in one process: starting opencode is the suite's largest cost). The
+ * engine is started through a script that records each engine's process
+ * id, so a test can kill exactly the engine its project started.
+ */
+export function server(): Promise<Server> {
+	if (shared === undefined) {
+		const dir = mkdtempSync(join(tmpdir(), "rp-oc-engine-"));
+		enginePids = join(dir, "pids");
+		const wrapper = join(dir, "resetpolicy");
+		const real = process.env.RESETPOLICY_BIN ?? "resetpolicy";
+		writeFileSync(wrapper, `#!/bin/sh\necho $$ >> "${enginePids}"\nexec "${real}" "$@"\n`);
+		chmodSync(wrapper, 0o755);
+		shared = startServer({ RESETPOLICY_BIN: wrapper });
+		void shared.then((s) => {
+			// The shared server must not keep the test process alive once
+			// the tests are done; it is killed when the process exits.
+			s.child.unref();
+			(s.child.stdout as unknown as { unref(): void }).unref();
+			(s.child.stderr as unknown as { unref(): void }).unref();
+			process.once("exit", () => {
+				s.child.kill("SIGKILL");
+				rmSync(s.home, { recursive: true, force: true });
+				rmSync(dir, { recursive: true, force: true });
+			});
+		});
+	}
+	return shared;
+}
+
+/** The process id of the engine started last. */
+export function lastEnginePid(): number {
+	const lines = readFileSync(enginePids, "utf8").trim().split("\n");
+	return Number(lines[lines.length - 1]);
+}
+
 export async function startServer(extra: Record<string, string> = {}): Promise<Server> {
 	if (!existsSync(opencodeBin)) throw new Error(`opencode is not installed at ${opencodeBin} (npm ci in host/opencode)`);
 	const home = mkdtempSync(join(tmpdir(), "rp-oc-home-"));
-	const child = spawn(opencodeBin, ["serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", "INFO"], {
+	const child = spawn(opencodeBin, ["serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", process.env.OC_LOG ?? "INFO"], {
 		cwd: home,
 		env: { ...env(home, extra), PWD: home },
 		stdio: ["ignore", "pipe", "pipe"],

@@ -5,15 +5,12 @@
 // close-out warning from 171328 and the hard reserve cuts from 183616.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { command, dump, messages, newSession, notices, project, prompt, type Server, settled, startServer } from "./harness.ts";
+import { before, test } from "node:test";
+import { command, dump, messages, newSession, notices, project, prompt, type Server, settled, server as sharedServer } from "./harness.ts";
 
 let server: Server;
 before(async () => {
-	server = await startServer();
-});
-after(async () => {
-	await server?.close();
+	server = await sharedServer();
 });
 
 const BOOT = "This is a fresh context window.";
