@@ -58,6 +58,8 @@ export class OpencodeHost {
 	reserve = DEFAULT_RESERVE;
 	private readonly sessions = new Map<string, SessionState>();
 	private readonly contextWindows = new Map<string, number>();
+	/** Sessions that are not the user's: the plugin's summary sessions, opencode's subagents. */
+	readonly children = new Set<string>();
 	private downShown = false;
 
 	constructor(client: Client, directory: string) {
@@ -193,6 +195,7 @@ export class OpencodeHost {
 			event: {
 				event,
 				window_id: s.windowId,
+				now_ms: Date.now(),
 				auto_compaction: this.autoCompaction,
 				reserve: this.reserve,
 				context_window: this.contextWindows.get(modelKey(s.model)) ?? DEFAULT_CONTEXT,
@@ -237,7 +240,7 @@ export class OpencodeHost {
 	/** The request transform: reports earlier turns not yet reported, the request, and sends only the active window. */
 	async onRequest(msgs: WithParts[]): Promise<WithParts[] | undefined> {
 		const sid = msgs[0]?.info.sessionID;
-		if (sid === undefined) return undefined;
+		if (sid === undefined || this.children.has(sid)) return undefined;
 		const s = this.session(sid);
 		if (!this.active) return activeWindow(withUnwritten(msgs, s.unwritten)).messages;
 		const out = await this.serial(s, async () => {
@@ -387,11 +390,102 @@ export class OpencodeHost {
 					// half-written tail to complete.
 					break;
 				case "status":
+					// opencode has no footer status a plugin can set.
 					break;
+				case "checkpoint":
+					await this.checkpoint(s, ef.continue === true, Number(ef.attempt ?? 0), at);
+					break;
+				case "save_param":
+				case "clear_param": {
+					const method = ef.effect === "save_param" ? "saveParam" : "clearParam";
+					const params = ef.effect === "save_param" ? { name: ef.name, value: ef.value } : { name: ef.name };
+					try {
+						await this.engine?.request(method, params);
+					} catch (err) {
+						if (err instanceof EngineDown) throw err;
+						this.say(`resetpolicy: ${errorText(err)}`, "error");
+					}
+					break;
+				}
 				default:
 					this.say(`resetpolicy: the effect ${ef.effect} has no opencode counterpart; ignored.`, "warning");
 			}
 		}
+	}
+
+	/**
+	 * Seed 002's checkpoint as a summary boundary: the whole active window
+	 * is summarised (by the session's model, in a child session), and a
+	 * boundary holding the summary follows the window's last message, so
+	 * the agent resumes from the summary; the raw history stays. The
+	 * outcome is reported as summary_done with the effect's attempt.
+	 */
+	private async checkpoint(s: SessionState, continueRun: boolean, attempt: number, at: Site): Promise<void> {
+		let after: string | undefined;
+		let window: WithParts[];
+		const r = await this.client.session.messages({ path: { id: s.id } });
+		const stored = withUnwritten((r.data ?? []) as WithParts[], s.unwritten);
+		if (at.site === "turn_end" || at.site === "before_settle") after = at.after;
+		else after = stored[stored.length - 1]?.info.id;
+		if (after !== undefined) {
+			const i = stored.findIndex((m) => m.info.id === after);
+			window = activeWindow(i >= 0 ? stored.slice(0, i + 1) : stored).messages;
+		} else window = [];
+		let ok = false;
+		let error = "";
+		if (after === undefined || window.length === 0) error = "there is nothing to summarise";
+		else {
+			try {
+				const summary = await this.summarize(s, window);
+				const windowId = `w-${Math.random().toString(36).slice(2, 10)}`;
+				s.unwritten.push({
+					id: `${after}_rp`,
+					after,
+					texts: [`${SUMMARY_HEAD}\n\n${summary}`],
+					meta: { boundary: windowId, after, summary: true },
+				});
+				s.windowId = windowId;
+				s.drafts = [];
+				ok = true;
+			} catch (err) {
+				if (err instanceof EngineDown) throw err;
+				error = errorText(err);
+			}
+		}
+		if (ok && !s.busy) await this.flush(s);
+		const d = await this.decide(s, "summary_done", { ok, error, attempt, aborted: false });
+		await this.apply(s, d.effects, { site: "other" });
+		if (!ok || !continueRun) return;
+		if (at.site === "command") at.commandText = this.init?.texts.continuation ?? "Continue.";
+		else if (!(at.site === "turn_end" && at.loopGoesOn)) s.continueAfterSettle = true;
+	}
+
+	/** The summary of a window, written by the session's model in a child session without tools. */
+	private async summarize(s: SessionState, window: WithParts[]): Promise<string> {
+		const c = await this.client.session.create({ body: { parentID: s.id, title: "resetpolicy checkpoint" } });
+		if (c.data === undefined) throw new Error(`the summary session could not be created: ${JSON.stringify(c.error).slice(0, 200)}`);
+		this.children.add(c.data.id);
+		const r = await this.client.session.prompt({
+			path: { id: c.data.id },
+			body: {
+				...(s.model !== undefined ? { model: s.model } : {}),
+				tools: { "*": false },
+				parts: [{ type: "text", text: `${SUMMARY_PROMPT}\n\n${transcript(window)}` }],
+			},
+		});
+		const info = r.data?.info;
+		if (r.data === undefined || info === undefined) throw new Error(`the summary request failed: ${JSON.stringify(r.error).slice(0, 300)}`);
+		if (info.role === "assistant" && info.error !== undefined) {
+			const e = info.error as { name: string; data?: { message?: string } };
+			throw new Error(`the summary failed: ${e.data?.message ?? e.name}`);
+		}
+		const text = r.data.parts
+			.filter((p) => p.type === "text")
+			.map((p) => (p as { text: string }).text)
+			.join("\n")
+			.trim();
+		if (text === "") throw new Error("the summary came back empty");
+		return text;
 	}
 
 	/**
@@ -424,6 +518,33 @@ export class OpencodeHost {
 			s.continueAfterSettle = true;
 		}
 	}
+}
+
+const SUMMARY_HEAD = "Checkpoint summary: the conversation before this point left the context window; this summary of it is what you carry on from.";
+
+const SUMMARY_PROMPT =
+	"Summarise the conversation below so that an agent that sees only your summary can carry on the work: the task and its goal, decisions made, files touched, what is done, open questions and the exact next step. Answer with the summary only.";
+
+/** Characters of one part, and of the whole transcript, a summary request carries. */
+const PART_CHARS = 20000;
+const TRANSCRIPT_CHARS = 400000;
+
+/** The window as text for the summary request, each part and the whole bounded (the newest text is kept). */
+export function transcript(window: WithParts[]): string {
+	const lines: string[] = [];
+	for (const m of window) {
+		for (const p of m.parts) {
+			let t = "";
+			if (p.type === "text") t = p.text;
+			else if (p.type === "tool") t = `[tool ${p.tool}] ${JSON.stringify(p.state.input ?? {})}${p.state.status === "completed" ? `\n${p.state.output}` : ""}`;
+			else continue;
+			if (t.length > PART_CHARS) t = `${t.slice(0, PART_CHARS)}…`;
+			lines.push(`${m.info.role}: ${t}`);
+		}
+	}
+	let out = lines.join("\n\n");
+	if (out.length > TRANSCRIPT_CHARS) out = `…${out.slice(out.length - TRANSCRIPT_CHARS)}`;
+	return out;
 }
 
 export type Site =

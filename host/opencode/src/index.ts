@@ -100,12 +100,17 @@ function hooks(h: OpencodeHost): Hooks {
 async function onEvent(h: OpencodeHost, e: Event): Promise<void> {
 	switch (e.type) {
 		case "session.created": {
+			if (e.properties.info.parentID !== undefined) {
+				h.children.add(e.properties.info.id);
+				return;
+			}
 			const s = h.session(e.properties.info.id);
 			await h.serial(s, () => h.ensureStarted(s, "new"));
 			return;
 		}
 		case "message.part.updated": {
 			const p = e.properties.part;
+			if (h.children.has(p.sessionID)) return;
 			if (p.type === "tool" && (p.state.status === "completed" || p.state.status === "error")) {
 				const s = h.session(p.sessionID);
 				const seen = s.tools.get(p.messageID) ?? 0;
@@ -115,12 +120,13 @@ async function onEvent(h: OpencodeHost, e: Event): Promise<void> {
 		}
 		case "message.updated": {
 			const info = e.properties.info;
-			if (info.role !== "assistant" || (info.time.completed === undefined && info.error === undefined)) return;
+			if (info.role !== "assistant" || (info.time.completed === undefined && info.error === undefined) || h.children.has(info.sessionID)) return;
 			const s = h.session(info.sessionID);
 			await h.serial(s, () => h.turnEnd(s, info, 0));
 			return;
 		}
 		case "session.status": {
+			if (h.children.has(e.properties.sessionID)) return;
 			const s = h.session(e.properties.sessionID);
 			const busy = e.properties.status.type !== "idle";
 			const was = s.busy;
