@@ -2,8 +2,9 @@
 # Installs what the opencode end-to-end tests need, on a fresh machine:
 # Node 22 into the repository's git-ignored .node/ folder (host/pi's
 # script does that, and installs Pi's packages), then host/opencode's
-# locked packages: the plugin's types, the SDK, and opencode-ai pinned,
-# whose linux-x64 package ships the opencode binary.
+# locked packages: the plugin API, the SDK, and opencode 1.18.33's
+# linux-x64 binary package (opencode-linux-x64, what opencode-ai installs
+# on this platform).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"

@@ -58,8 +58,8 @@ func missing(wd string) (node, why string) {
 }
 
 // TestOpencodeEndToEnd runs the node:test suite in test/ against real
-// opencode (`opencode serve`, the pinned opencode-ai package's linux-x64
-// binary) and a scripted model server, with the engine built from this
+// opencode (`opencode serve`, opencode 1.18.33's linux-x64 binary package
+// pinned) and a scripted model server, with the engine built from this
 // checkout.
 func TestOpencodeEndToEnd(t *testing.T) {
 	ci := os.Getenv("CI") == "true"

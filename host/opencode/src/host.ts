@@ -8,7 +8,7 @@ import type { PluginInput } from "@opencode-ai/plugin";
 import type { Message, Part } from "@opencode-ai/sdk";
 import { Engine, EngineDown, errorText } from "./engine.ts";
 import { locateEngine } from "./install.ts";
-import { type Decision, type Effect, HOST, type InitializeResult, META, REFUSED } from "./protocol.ts";
+import { type Decision, type Effect, HOST, type InitializeResult, META } from "./protocol.ts";
 import { activeWindow, boundaryOf, latestBoundary, synthetic, toolResults, type Unwritten, usageTokens, type WithParts, windowTokens, withUnwritten } from "./window.ts";
 
 type Client = PluginInput["client"];
@@ -89,19 +89,14 @@ export class OpencodeHost {
 			return;
 		}
 		this.init = init;
-		const refused = REFUSED[init.policy.name];
-		if (refused !== undefined) {
-			this.disable(`resetpolicy is off: ${refused}`);
-			return;
-		}
-		if (init.error !== undefined && init.error !== "") {
-			if (init.fallback === true) this.say(init.error, "error");
-			else {
-				// The engine refused the policy on this host: the rules that
-				// use what opencode cannot do are named in the error.
-				this.disable(`resetpolicy is off: ${init.error}`);
-				return;
-			}
+		// A policy that failed to load, or is not for opencode, leaves the
+		// built-in in force; the notice names the rules at their positions.
+		if (init.error !== undefined && init.error !== "") this.say(init.error, "error");
+		if ((init.hostGaps ?? 0) > 0) {
+			const gaps = (init.diagnostics ?? []).filter((d) => d.severity === "warning" && d.summary.includes("opencode"));
+			const shown = gaps.slice(0, 8).map((d) => `${d.file ?? ""}:${d.line ?? 0}:${d.column ?? 0}: ${d.detail ?? d.summary}`);
+			if (gaps.length > shown.length) shown.push(`… and ${gaps.length - shown.length} more (resetpolicy check --host opencode)`);
+			this.say(`resetpolicy: ${init.hostGaps} of ${init.policy.name}'s rules lean on what opencode cannot do, and never act here:\n${shown.join("\n")}`, "info");
 		}
 		this.say(
 			`resetpolicy: policy ${init.policy.name} (${init.policy.origin}) decides this session's context window; opencode's automatic compaction is off while it does.`,
@@ -109,15 +104,14 @@ export class OpencodeHost {
 		);
 	}
 
-	/** initialize with the host name; an engine that does not know the field yet is asked without it. */
-	private async initialize(engine: Engine): Promise<InitializeResult> {
-		const params = { projectDir: this.directory, trusted: true };
-		try {
-			return await engine.request<InitializeResult>("initialize", { ...params, host: HOST });
-		} catch (err) {
-			if (err instanceof EngineDown || !/unknown field "host"/.test(errorText(err))) throw err;
-			return await engine.request<InitializeResult>("initialize", params);
-		}
+	/**
+	 * initialize, naming this host: the engine checks the policy against
+	 * opencode's capabilities, and a policy not for opencode (new_context,
+	 * whose resets happen inside Pi's compaction) is refused there with its
+	 * position, the built-in staying in force.
+	 */
+	private initialize(engine: Engine): Promise<InitializeResult> {
+		return engine.request<InitializeResult>("initialize", { projectDir: this.directory, trusted: true, host: HOST });
 	}
 
 	get active(): boolean {
@@ -206,11 +200,13 @@ export class OpencodeHost {
 	}
 
 	/** The context window of the session's model, from opencode's provider list (once per model). */
-	async learnModel(s: SessionState, msgs: WithParts[]): Promise<void> {
+	async learnModel(s: SessionState, msgs: WithParts[]): Promise<boolean> {
 		const user = [...msgs].reverse().find((m) => m.info.role === "user")?.info;
+		const before = modelKey(s.model);
 		if (user?.role === "user") s.model = { providerID: user.model.providerID, modelID: user.model.modelID };
 		const key = modelKey(s.model);
-		if (s.model === undefined || this.contextWindows.has(key)) return;
+		const changed = before !== "" && key !== before;
+		if (s.model === undefined || this.contextWindows.has(key)) return changed;
 		try {
 			const r = await this.client.config.providers();
 			for (const p of r.data?.providers ?? []) {
@@ -222,6 +218,7 @@ export class OpencodeHost {
 			// the contract's default stands
 		}
 		if (!this.contextWindows.has(key)) this.contextWindows.set(key, DEFAULT_CONTEXT);
+		return changed;
 	}
 
 	/** session_start, once per session this process sees: new when opencode just created it, else resume. */
@@ -244,8 +241,13 @@ export class OpencodeHost {
 		const s = this.session(sid);
 		if (!this.active) return activeWindow(withUnwritten(msgs, s.unwritten)).messages;
 		const out = await this.serial(s, async () => {
-			await this.learnModel(s, msgs);
+			const changed = await this.learnModel(s, msgs);
 			await this.ensureStarted(s, "resume", msgs);
+			if (changed) {
+				// The user picked another model for this prompt: its context window is the one in force.
+				const d = await this.decide(s, "model_select", { model: s.model?.modelID ?? "" });
+				await this.apply(s, d.effects, { site: "other" });
+			}
 			for (const m of msgs) {
 				if (m.info.role === "assistant" && m.info.time.completed !== undefined && !s.seen.has(m.info.id)) {
 					await this.turnEnd(s, m.info, toolResults(m.parts));
@@ -304,6 +306,8 @@ export class OpencodeHost {
 			}
 		}
 		await this.flush(s);
+		const e = await this.decide(s, "agent_end", {});
+		await this.apply(s, e.effects, { site: "other" });
 		const d = await this.decide(s, "before_settle", { outcome: s.lastOutcome });
 		await this.apply(s, d.effects, { site: "before_settle", after: s.lastAssistant, loopGoesOn: false });
 		const d2 = await this.decide(s, "settled", { aborted: s.lastOutcome === "aborted" });
@@ -313,6 +317,24 @@ export class OpencodeHost {
 			s.continueAfterSettle = false;
 			await this.startTurn(s, this.init?.texts.continuation ?? "Continue.", { continuation: s.windowId });
 		}
+	}
+
+	/** opencode disposes of the project's instance: every session this process served shuts down. */
+	async shutdown(): Promise<void> {
+		for (const s of this.sessions.values()) {
+			if (!s.started) continue;
+			await this.serial(s, async () => {
+				await this.flush(s);
+				const d = await this.decide(s, "session_shutdown", { reason: "exit" });
+				await this.apply(s, d.effects, { site: "other" });
+			});
+		}
+	}
+
+	/** opencode compacted the session itself (the user's /compact): compact_done. */
+	async compacted(s: SessionState): Promise<void> {
+		const d = await this.decide(s, "compact_done", { reason: "manual", attempt: 0 });
+		await this.apply(s, d.effects, { site: "other" });
 	}
 
 	/** Writes the committed messages into the session, in order. */

@@ -45,6 +45,7 @@ function hooks(h: OpencodeHost): Hooks {
 	return {
 		tool: tools,
 		async dispose() {
+			await h.shutdown();
 			h.engine?.close();
 		},
 		async config(input) {
@@ -132,6 +133,12 @@ async function onEvent(h: OpencodeHost, e: Event): Promise<void> {
 			const was = s.busy;
 			s.busy = busy;
 			if (was && !busy) await h.serial(s, () => h.settle(s));
+			return;
+		}
+		case "session.compacted": {
+			if (h.children.has(e.properties.sessionID)) return;
+			const s = h.session(e.properties.sessionID);
+			await h.serial(s, () => h.compacted(s));
 			return;
 		}
 		default:

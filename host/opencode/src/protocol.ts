@@ -23,6 +23,10 @@ export interface InitializeResult {
 	/** One notice for the user when something failed to load. */
 	error?: string;
 	fallback?: boolean;
+	/** The load's problems: errors when it failed (fallback), else warnings, among them what the host cannot do. */
+	diagnostics?: { severity: string; summary: string; detail?: string; file?: string; line?: number; column?: number }[];
+	/** How many of the policy's rules lean on what this host cannot do (each a positioned warning in diagnostics). */
+	hostGaps?: number;
 }
 
 /** One effect: {"effect": NAME, ...args}. */
@@ -42,13 +46,3 @@ export const HOST = "opencode";
 
 /** The metadata key of the parts this plugin writes into a session. */
 export const META = "resetpolicy";
-
-/**
- * Built-in policies that cannot run faithfully here: new_context resets
- * inside the host's compaction (Pi's session_before_compact returns the
- * boundary), and opencode lets no plugin replace one compaction.
- */
-export const REFUSED: Record<string, string> = {
-	new_context:
-		"new_context is not available on opencode: it resets inside the host's compaction (Pi's session_before_compact hook answers with the boundary), and opencode lets no plugin replace a compaction. Use wipe_memory (the default) or autocompacter.",
-};

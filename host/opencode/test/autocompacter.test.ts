@@ -15,7 +15,7 @@ before(async () => {
 	server = await sharedServer();
 });
 
-const policy = (params: string): Record<string, string> => ({ ".pi/resetpolicy.hcl": `use "autocompacter" {\n${params}}\n` });
+const policy = (params: string): Record<string, string> => ({ ".resetpolicy.hcl": `use "autocompacter" {\n${params}}\n` });
 const SUMMARY_HEAD = "Checkpoint summary:";
 const SUMMARY_PROMPT = "Summarise the conversation below";
 const count = (lines: string[], needle: string): number => lines.filter((l) => l.includes(needle)).length;
@@ -28,6 +28,8 @@ test("the force limit checkpoints: the whole window is summarised and the agent 
 		await prompt(p, sid, "task KIWI");
 		const chats = p.model.chats.map((c) => c.lines);
 		assert.equal(chats.length, 2, dump(p));
+		const gaps = notices(server).filter((l) => l.includes("autocompacter's rules lean on what opencode cannot do"));
+		assert.ok(gaps.length >= 1 && /autocompacter\.hcl:\d+:\d+: .*status/.test(gaps[0]!), "the rules opencode cannot carry out are named at load");
 		const sum = chats[1]!;
 		assert.ok(sum.some((l) => l.includes(SUMMARY_PROMPT) && l.includes("task KIWI") && l.includes("worked on KIWI")), "the summary request holds the whole window");
 		p.model.push({ text: "resumed" });

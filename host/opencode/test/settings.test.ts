@@ -16,7 +16,8 @@ const count = (lines: string[], needle: string): number => lines.filter((l) => l
 test("a tuned project policy is in force: its reminder margin stages the reminder where the default would not", async () => {
 	// Default: the reminder is due from 159040 tokens; with a margin of
 	// 100000 it is due from 83616.
-	const tuned = await project(server, { files: { ".pi/resetpolicy.hcl": 'use "wipe_memory" {\n  reminder_margin = 100000\n}\n' } });
+	// The project file every host and the CLI read, at the project's root.
+	const tuned = await project(server, { files: { ".resetpolicy.hcl": 'use "wipe_memory" {\n  reminder_margin = 100000\n}\n' } });
 	const plain = await project(server);
 	try {
 		for (const p of [tuned, plain]) {
@@ -34,16 +35,19 @@ test("a tuned project policy is in force: its reminder margin stages the reminde
 	}
 });
 
-test("new_context is refused on opencode: one notice says why, and the plugin registers nothing", async () => {
+test("new_context is refused on opencode at load, with its position; the built-in stays in force and says so once", async () => {
+	// .pi/resetpolicy.hcl, where Pi projects keep it, is read by opencode too.
 	const p = await project(server, { files: { ".pi/resetpolicy.hcl": 'use "new_context" {}\n' } });
 	try {
 		const sid = await newSession(p);
 		p.model.push({ text: "fine" });
 		await prompt(p, sid, "hello");
 		const tools = (p.model.chats[0]!.body.tools ?? []).map((t) => t.function.name);
-		assert.ok(!tools.includes("new_context") && !tools.includes("wipe_memory"), tools.join(","));
-		assert.equal(notices(server).filter((l) => l.includes("new_context is not available on opencode")).length, 1);
-		assert.equal(p.model.chats[0]!.lines.length, 2, "opencode works as without the plugin");
+		assert.ok(!tools.includes("new_context"), tools.join(","));
+		assert.ok(tools.includes("wipe_memory"), "the built-in default stays in force");
+		const refused = notices(server).filter((l) => l.includes("is not for opencode"));
+		assert.equal(refused.length, 1, refused.join("\n"));
+		assert.match(refused[0]!, /new_context\.hcl:\d+:\d+/, "the refusal names the position");
 	} finally {
 		await p.close();
 	}
