@@ -98,7 +98,7 @@ func TestOpencodeEndToEnd(t *testing.T) {
 		t.Fatalf("node --test failed (%v):\n%s", err, out.String())
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(line, "ℹ tests") || strings.HasPrefix(line, "ℹ pass") || strings.HasPrefix(line, "ℹ fail") {
+		if strings.HasPrefix(line, "ℹ tests") || strings.HasPrefix(line, "ℹ pass") || strings.HasPrefix(line, "ℹ fail") || strings.HasPrefix(line, "ℹ duration") || strings.HasPrefix(line, "opencode server CPU") {
 			t.Log(line)
 		}
 	}

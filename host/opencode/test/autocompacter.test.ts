@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { command, dump, newSession, notices, project, prompt, type Server, server as sharedServer } from "./harness.ts";
+import { command, dump, newSession, noticesMatching, project, prompt, type Server, server as sharedServer } from "./harness.ts";
 
 let server: Server;
 before(async () => {
@@ -28,7 +28,7 @@ test("the force limit checkpoints: the whole window is summarised and the agent 
 		await prompt(p, sid, "task KIWI");
 		const chats = p.model.chats.map((c) => c.lines);
 		assert.equal(chats.length, 2, dump(p));
-		const gaps = notices(server).filter((l) => l.includes("autocompacter's rules lean on what opencode cannot do"));
+		const gaps = await noticesMatching(server, /autocompacter's rules lean on what opencode cannot do/);
 		assert.ok(gaps.length >= 1 && /autocompacter\.hcl:\d+:\d+: .*status/.test(gaps[0]!), "the rules opencode cannot carry out are named at load");
 		const sum = chats[1]!;
 		assert.ok(sum.some((l) => l.includes(SUMMARY_PROMPT) && l.includes("task KIWI") && l.includes("worked on KIWI")), "the summary request holds the whole window");
@@ -84,7 +84,7 @@ test("a failed summary leaves the context unchanged, is retried at a later turn 
 		assert.equal(c.length, 6, dump(p));
 		for (const i of [1, 3, 5]) assert.ok(c[i]!.some((l) => l.includes(SUMMARY_PROMPT)), `summary attempt at #${i}\n${dump(p)}`);
 		assert.ok(c[2]!.some((l) => l.includes("step 0")), "the context is unchanged after a failure");
-		assert.ok(notices(server).some((l) => /paused/i.test(l)), "the pause is told");
+		assert.ok((await noticesMatching(server, /paused/i)).length > 0, "the pause is told");
 		// Paused: over the force limit again, no attempt (the warning turn only).
 		p.model.push({ text: "paused turn", usage: { prompt: 165000, completion: 10 } }, { text: "warned" });
 		await prompt(p, sid, "step 3");

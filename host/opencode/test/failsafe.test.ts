@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { dump, lastEnginePid, newSession, notices, project, prompt, type Server, server as sharedServer } from "./harness.ts";
+import { dump, lastEnginePid, newSession, noticesMatching, project, prompt, type Server, server as sharedServer } from "./harness.ts";
 
 let server: Server;
 before(async () => {
@@ -36,7 +36,7 @@ test("the engine killed mid-session leaves opencode usable with one clear notice
 		assert.equal(count(last, BOOT), 1, "the reset made before still holds");
 		assert.equal(count(last, "GRAPE"), 0);
 		assert.ok(last.some((l) => l.includes("after the crash")) && last.some((l) => l.includes("still here")), "no reset after the crash");
-		const down = notices(server).filter((l) => l.includes("the policy engine stopped"));
+		const down = await noticesMatching(server, /the policy engine stopped/);
 		assert.equal(down.length, 1, down.join("\n"));
 		assert.match(down[0]!, /opencode keeps working/);
 	} finally {

@@ -73,6 +73,14 @@ export function server(): Promise<Server> {
 			(s.child.stdout as unknown as { unref(): void }).unref();
 			(s.child.stderr as unknown as { unref(): void }).unref();
 			process.once("exit", () => {
+				// The server's CPU time, the suite's main cost, for the record
+				// (user + system clock ticks of /proc/PID/stat, 100 a second).
+				try {
+					const f = readFileSync(`/proc/${s.child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+					process.stderr.write(`opencode server CPU: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(1)} s\n`);
+				} catch {
+					// not Linux, or already gone
+				}
 				s.child.kill("SIGKILL");
 				rmSync(s.home, { recursive: true, force: true });
 				rmSync(dir, { recursive: true, force: true });
@@ -233,6 +241,16 @@ export async function messages(p: Project, session: string) {
 /** The plugin's notices in the server's log. */
 export function notices(server: Server): string[] {
 	return server.logs.filter((l) => l.includes("message=\"resetpolicy"));
+}
+
+/** The plugin's notices that match, once at least one does (notices reach the log asynchronously); bounded by polls. */
+export async function noticesMatching(server: Server, re: RegExp, polls = 50): Promise<string[]> {
+	for (let i = 0; i < polls; i++) {
+		const found = notices(server).filter((l) => re.test(l));
+		if (found.length > 0) return found;
+		await new Promise((r) => setTimeout(r, POLL_MS));
+	}
+	return [];
 }
 
 export const once = (haystack: string[], needle: string): number => haystack.filter((l) => l.includes(needle)).length;

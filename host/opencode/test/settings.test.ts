@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { dump, newSession, notices, project, prompt, type Server, server as sharedServer } from "./harness.ts";
+import { dump, newSession, noticesMatching, project, prompt, type Server, server as sharedServer } from "./harness.ts";
 
 let server: Server;
 before(async () => {
@@ -45,7 +45,7 @@ test("new_context is refused on opencode at load, with its position; the built-i
 		const tools = (p.model.chats[0]!.body.tools ?? []).map((t) => t.function.name);
 		assert.ok(!tools.includes("new_context"), tools.join(","));
 		assert.ok(tools.includes("wipe_memory"), "the built-in default stays in force");
-		const refused = notices(server).filter((l) => l.includes("is not for opencode"));
+		const refused = await noticesMatching(server, /is not for opencode/);
 		assert.equal(refused.length, 1, refused.join("\n"));
 		assert.match(refused[0]!, /new_context\.hcl:\d+:\d+/, "the refusal names the position");
 	} finally {

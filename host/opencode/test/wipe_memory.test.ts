@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { command, dump, messages, newSession, notices, project, prompt, type Server, settled, server as sharedServer } from "./harness.ts";
+import { command, dump, messages, newSession, noticesMatching, project, prompt, type Server, settled, server as sharedServer } from "./harness.ts";
 
 let server: Server;
 before(async () => {
@@ -78,8 +78,7 @@ test("the reminder and the warning reach the request once per window, and again 
 		assert.equal(count(c[3]!, WARNING), 1, "the warning once it is due");
 		assert.equal(count(c[4]!, WARNING), 1, "and not again in the same window");
 		assert.equal(count(c[4]!, REMINDER), 1);
-		const notes = notices(server);
-		assert.ok(notes.some((l) => l.includes("the agent was reminded")), "the reminder notice");
+		assert.ok((await noticesMatching(server, /the agent was reminded/)).length > 0, "the reminder notice");
 
 		// The agent wipes the window; the fresh window is reminded again when due.
 		p.model.push({ text: "", toolCalls: [{ name: "wipe_memory", args: {} }], usage: { prompt: 173500, completion: 10 } }, { text: "fresh", usage: { prompt: 160000, completion: 10 } });
@@ -188,7 +187,7 @@ test("a failed turn never commits: a provider error drops the close-out and says
 		const last = p.model.chats[p.model.chats.length - 1]!.lines;
 		assert.equal(count(last, BOOT), 0, dump(p));
 		assert.ok(last.some((l) => l.includes("FIG")));
-		assert.ok(notices(server).some((l) => l.includes("/wipe-memory did not happen")));
+		assert.ok((await noticesMatching(server, /\/wipe-memory did not happen/)).length > 0);
 	} finally {
 		await p.close();
 	}
