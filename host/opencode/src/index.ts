@@ -64,18 +64,27 @@ function hooks(h: OpencodeHost): Hooks {
 			}
 		},
 		async "command.execute.before"(input, output) {
-			if (!commands.has(input.command) || !h.active) return;
-			const s = h.session(input.sessionID);
-			const at: Site = { site: "command" };
-			await h.serial(s, async () => {
-				const d = await h.decide(s, "command", { name: input.command, args: input.arguments });
-				await h.apply(s, d.effects, at);
-			});
-			if (at.reply !== undefined && at.reply !== "") h.say(`resetpolicy: ${at.reply}`, "info");
-			const text = at.commandText ?? `The user ran /${input.command}. ${at.reply ?? ""}`.trim();
+			if (!commands.has(input.command)) return;
+			// opencode sends a command's parts to the model whatever a plugin
+			// does: they become the injected text, or say what happened.
+			let text: string;
+			if (!h.active) {
+				h.say(`resetpolicy: the policy engine is not running (${h.off ?? "not started"}); /${input.command} did nothing.`, "error");
+				text = `The user ran /${input.command}, which did nothing: the policy engine is not running.`;
+			} else {
+				const s = h.session(input.sessionID);
+				const at: Site = { site: "command" };
+				await h.serial(s, async () => {
+					const d = await h.decide(s, "command", { name: input.command, args: input.arguments });
+					await h.apply(s, d.effects, at);
+				});
+				if (at.reply !== undefined && at.reply !== "") h.say(`resetpolicy: ${at.reply}`, "info");
+				text = at.commandText ?? `The user ran /${input.command}. ${at.reply ?? ""}`.trim();
+			}
 			output.parts.length = 0;
 			output.parts.push({
-				id: `prt_rp${Date.now().toString(36)}`,
+				// opencode gives a part without an id its own.
+				id: "",
 				sessionID: input.sessionID,
 				messageID: "",
 				type: "text",
