@@ -52,3 +52,19 @@ test("new_context is refused on opencode at load, with its position; the built-i
 		await p.close();
 	}
 });
+
+test("the model's context window comes from opencode's provider list: a 100000-token model is reminded at 60000 tokens", async () => {
+	// remaining 100000 - 60010 = 39990 <= reserve 16384 + reminder margin
+	// 24576; under the contract's default window of 200000 it would not be.
+	const p = await project(server, { context: 100000 });
+	try {
+		const sid = await newSession(p);
+		p.model.push({ text: "a", usage: { prompt: 60000, completion: 10 } });
+		await prompt(p, sid, "one");
+		p.model.push({ text: "b" });
+		await prompt(p, sid, "two");
+		assert.equal(count(p.model.chats[1]!.lines, REMINDER), 1, dump(p));
+	} finally {
+		await p.close();
+	}
+});
