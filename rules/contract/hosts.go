@@ -29,10 +29,13 @@ var Hosts = []Host{
 		Name: "opencode", Adapter: "host/opencode",
 		Doc: "opencode 1.18 (opencode-ai), through the plugin in host/opencode: a reset is a durable boundary part plus a request transform that sends only what follows it; opencode's automatic compaction is switched off while the policy is on",
 		Unreported: map[string]string{
-			"session_tree":   "opencode has no session tree to navigate",
-			"before_tree":    "opencode has no session tree to navigate",
-			"before_compact": "an opencode plugin cannot answer, replace or cancel one compaction (its automatic compaction is off while the policy is on)",
-			"compact_failed": "opencode reports no failed compaction of its own; a compact effect's failure arrives as attempt_error",
+			"session_tree":     "opencode has no session tree to navigate",
+			"before_tree":      "opencode has no session tree to navigate",
+			"before_compact":   "an opencode plugin cannot answer, replace or cancel one compaction (its automatic compaction is off while the policy is on)",
+			"compact_failed":   "opencode reports no failed compaction of its own",
+			"toggle":           "an opencode command always starts a model turn, so the plugin offers no on/off command",
+			"attempt_complete": "the plugin starts no host compaction (the compact effect), so there is no attempt to complete",
+			"attempt_error":    "the plugin starts no host compaction (the compact effect), so there is no attempt to fail",
 		},
 		Unsupported: map[string]string{
 			"provide_reset":     "an opencode plugin cannot answer a compaction",
@@ -41,6 +44,7 @@ var Hosts = []Host{
 			"repair":            "opencode's boundary is one part written at once, so there is no half-written boundary to repair",
 			"suppress_summary":  "opencode has no session tree to summarise",
 			"ask":               "an opencode plugin cannot open a dialog",
+			"compact":           "the plugin does not start opencode's own compaction for a policy: its summary would not be the policy's boundary",
 		},
 	},
 }
