@@ -60,10 +60,11 @@ func TestReadmeDiagramIsCurrent(t *testing.T) {
 		t.Errorf("%s.svg is stale: run go test ./host/render -update", base)
 	}
 	// The diagram shows what the seed says: overflow recovery is armed by
-	// a failed turn and spent at settle; the rules are behind the edges.
+	// a failed turn and spent at settle (or at the overflow's own turn end
+	// when input is queued); the rules are behind the edges.
 	for _, want := range []string{
 		`"none × idle" -> "none × pending" [label="turn_end", tooltip="turn_end: turn_end_overflow_arms_recovery"]`,
-		`"none × pending" -> "none × spent" [label="before_settle", tooltip="before_settle: settle_overflow_recovery_gets_one_attempt"]`,
+		`"none × pending" -> "none × spent" [label="before_settle\lturn_end\l", tooltip="before_settle: settle_overflow_recovery_gets_one_attempt\lturn_end: turn_end_overflow_with_queued_input_recovers_before_it\l"]`,
 	} {
 		if !strings.Contains(string(dot), want) {
 			t.Errorf("diagram lacks %s", want)
