@@ -6,7 +6,7 @@
 // returns to Pi; where the effect awaits, the lifecycle is checked again
 // before its result is used.
 
-import type { ExtensionContext, SessionBeforeCompactResult, TurnEndEvent } from "@earendil-works/pi-coding-agent";
+import { DEFAULT_COMPACTION_SETTINGS, type ExtensionContext, type SessionBeforeCompactResult, type TurnEndEvent } from "@earendil-works/pi-coding-agent";
 import { EngineDown, errorText } from "./engine.ts";
 import { CONTINUATION_TYPE, MESSAGE_TYPE_PREFIX, type Draft, type DraftsResult, type Effect, type RepairResult } from "./protocol.ts";
 import { confirmWindow, decide } from "./facts.ts";
@@ -32,6 +32,16 @@ export { summarize } from "./summary.ts";
  * compaction; its error texts are the only sign of it.
  */
 const ALREADY_COMPACT = /^(Nothing to compact|Already compacted)/;
+const NOTHING_TO_CUT = /^Nothing to compact/;
+
+/** The hidden message that lets Pi's compact() cut a small context (see padded). */
+const PADDING_TYPE = "resetpolicy/checkpoint-padding";
+const PADDING_HEAD = "Padding for the checkpoint after it; never sent to the model.\n";
+/**
+ * The padding's bound, 1 MB: keepRecentTokens of 250,000 (Pi's default is
+ * 20,000). Past it the idle checkpoint takes one short model turn instead.
+ */
+const MAX_PADDING_CHARS = 1_000_000;
 
 const STATUS_KEY = "resetpolicy";
 
@@ -333,11 +343,65 @@ async function checkpoint(
 			return undefined;
 		}).finally(settled);
 	};
+	void (async () => {
+		let r = await piCompact(ctx);
+		if (!r.ok && hc.error === undefined && NOTHING_TO_CUT.test(r.error) && h.hostCheckpoint === hc) r = await padded(h, hc, ctx, r);
+		finish(r.ok, r.error);
+	})().catch((err) => finish(false, errorText(err)));
+}
+
+/** Pi's compact() as a promise of its outcome. */
+function piCompact(ctx: ExtensionContext): Promise<{ ok: boolean; error: string }> {
+	return new Promise((resolve) => {
+		try {
+			ctx.compact({ onComplete: () => resolve({ ok: true, error: "" }), onError: (err) => resolve({ ok: false, error: err.message }) });
+		} catch (err) {
+			resolve({ ok: false, error: errorText(err) });
+		}
+	});
+}
+
+/**
+ * Pi's compact() found nothing to cut: the context since the last
+ * compaction is within keepRecentTokens, or one turn. Seed 002's idle
+ * checkpoint needs no model turn first, and Pi 1.6 gives an extension no
+ * other way to write a compaction entry while idle, so the extension
+ * summarises the context itself, then appends one hidden message that
+ * Pi's cut-point search counts as keepRecentTokens of recent context, and
+ * compacts again with the summary ready (onBeforeCompact returns it). The
+ * self-retaining entry leaves the padding out of every later context; it
+ * is written only after the summary succeeded, so a failed summary leaves
+ * the session as it was.
+ */
+async function padded(h: HostState, hc: HostCheckpoint, ctx: ExtensionContext, refused: { ok: boolean; error: string }): Promise<{ ok: boolean; error: string }> {
+	const size = paddingChars(h, ctx);
+	if (size === undefined || !ctx.isIdle()) return refused;
 	try {
-		ctx.compact({ onComplete: () => finish(true, ""), onError: (err) => finish(false, err.message) });
+		hc.summary = { ...(await summarize(ctx, ctx.sessionManager.buildSessionProjection().messages, undefined)), paddingTokens: Math.ceil(size / 4) };
 	} catch (err) {
-		finish(false, errorText(err));
+		if (err instanceof EngineDown) throw err;
+		hc.error = errorText(err);
+		return { ok: false, error: hc.error };
 	}
+	// A session change or shutdown meanwhile dropped this checkpoint.
+	if (h.hostCheckpoint !== hc || !ctx.isIdle()) {
+		hc.aborted = true;
+		return { ok: false, error: "Compaction cancelled" };
+	}
+	h.pi.sendMessage({ customType: PADDING_TYPE, content: PADDING_HEAD + " ".repeat(size), display: false, details: { windowId: h.windowId } });
+	return await piCompact(ctx);
+}
+
+/**
+ * Characters Pi's estimate (4 a token) counts as keepRecentTokens for the
+ * current model, resolved as Pi's settings do; undefined past the bound.
+ */
+function paddingChars(h: HostState, ctx: ExtensionContext): number | undefined {
+	const c = (h.pi.getSettings() as { compaction?: { keepRecentTokens?: number; modelOverrides?: Record<string, { keepRecentTokens?: number }> } }).compaction;
+	const key = ctx.model === undefined ? "" : `${ctx.model.provider}/${ctx.model.id}`;
+	const keep = c?.modelOverrides?.[key]?.keepRecentTokens ?? c?.keepRecentTokens ?? DEFAULT_COMPACTION_SETTINGS.keepRecentTokens;
+	const chars = keep * 4 + 4;
+	return Number.isSafeInteger(chars) && chars <= MAX_PADDING_CHARS ? chars : undefined;
 }
 
 /** Completes a repairable reset tail with the drafts the engine builds. */

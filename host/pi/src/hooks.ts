@@ -193,7 +193,7 @@ export async function onBeforeCompact(h: HostState, e: SessionBeforeCompactEvent
 		const messages = ctx.sessionManager.buildSessionProjection().messages;
 		let r: Awaited<ReturnType<typeof summarize>>;
 		try {
-			r = await summarize(ctx, messages, e.signal);
+			r = hc.summary ?? (await summarize(ctx, messages, e.signal));
 		} catch (err) {
 			hc.error = errorText(err);
 			hc.aborted = e.signal.aborted;
@@ -205,7 +205,7 @@ export async function onBeforeCompact(h: HostState, e: SessionBeforeCompactEvent
 			compaction: {
 				summary: r.text,
 				firstKeptEntryId: null as unknown as string,
-				tokensBefore: e.preparation.tokensBefore,
+				tokensBefore: Math.max(0, e.preparation.tokensBefore - (hc.summary?.paddingTokens ?? 0)),
 				usage: r.usage,
 			},
 		};

@@ -16,6 +16,7 @@ import type {
 	SessionBeforeTreeResult,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
+import type { AssistantMessage } from "@earendil-works/pi-ai";
 import { type Engine, EngineDown, errorText, MAX_LINE } from "./engine.ts";
 import type { Draft, InitializeResult } from "./protocol.ts";
 
@@ -69,6 +70,8 @@ export interface HostCheckpoint {
 	error?: string;
 	/** The summary was aborted (Pi's abort signal), not an error of its own. */
 	aborted?: boolean;
+	/** The summary made before Pi's compaction is asked again, and the padding's share of Pi's count (effects.ts, padded). */
+	summary?: { text: string; usage: AssistantMessage["usage"] | undefined; paddingTokens: number };
 	/** Settles once the checkpoint's result is decided and carried out (its continuation started). */
 	done: Promise<void>;
 }

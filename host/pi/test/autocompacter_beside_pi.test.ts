@@ -265,22 +265,21 @@ test("seed 002 'Requested work and turns with pending work can continue from the
 	}
 });
 
-test("seed 002 'An aborted or failed turn cancels a queued tool request.': the turn an idle /autocompacter waits for fails; the request is dropped with a notice and does not fire at the next, unrelated prompt", async () => {
+test("seed 002 'An aborted or failed turn cancels a queued tool request.': the turn a /autocompacter sent during a run waits for fails; the request is dropped with a notice and does not fire at the next, unrelated prompt", async () => {
 	const pi = await startPi({ project: PROJECT });
 	try {
-		pi.respond(fauxAssistantMessage("hello"));
+		pi.respond(() => {
+			void pi.session.prompt("/autocompacter");
+			return fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid request: the model refused" });
+		});
 		await pi.session.prompt("hi");
-		await settle(pi);
-		pi.respond(fauxAssistantMessage("", { stopReason: "error", errorMessage: "invalid request: the model refused" }));
-		await pi.session.prompt("/autocompacter");
-		await until("the failed turn", () => pi.requests.length === 2);
 		await settle(pi);
 		assert.ok(pi.notices.some((n) => n.text.startsWith("Checkpoint request dropped")), JSON.stringify(pi.notices));
 		pi.respond(fauxAssistantMessage("the parser is in src/parser.go"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("a continuation nobody asked for"));
 		await pi.session.prompt("where is the parser?");
 		await settle(pi);
 		assert.equal(compactions(pi).length, 0, labels(pi.persisted()).join(", "));
-		assert.equal(pi.requests.length, 3, "hello, the failed turn, the answer; no summary, no continuation");
+		assert.equal(pi.requests.length, 2, "the failed turn, the answer; no summary, no continuation");
 		assert.equal(labels(pi.persisted()).at(-1), "assistant:the parser is in src/parser.go");
 	} finally {
 		await pi.dispose();
@@ -297,11 +296,11 @@ test("seed 002 'This cooldown prevents repeated requests without new work.': an 
 		pi.respond(fauxAssistantMessage("answer 2"));
 		await pi.session.prompt("and the lexer?");
 		await settle(pi);
-		pi.respond(fauxAssistantMessage("where the work stands: lexer next"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed again"));
+		pi.respond(fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed again"));
 		await pi.session.prompt("/autocompacter");
 		await until("the second checkpoint", () => compactions(pi).length === 2 && labels(pi.persisted()).at(-1) === "assistant:resumed again");
 		await settle(pi);
-		assert.equal(pi.requests.length, 7, "3 for the first checkpoint, the answer, the short turn, the summary, the resumed turn");
+		assert.equal(pi.requests.length, 6, "3 for the first checkpoint, the answer, the summary, the resumed turn");
 	} finally {
 		await pi.dispose();
 	}
@@ -351,23 +350,57 @@ for (const [kind, setup] of [
 		await settle(pi);
 	}],
 ] as const) {
-	test(`seed 002 'the user runs /autocompacter ... The extension adds a self-retaining Pi compaction entry.': an idle /autocompacter on ${kind}, where Pi's compact() finds nothing to cut, still checkpoints`, async () => {
+	test(`seed 002 'The extension summarizes the complete context preview ... A requested checkpoint starts the next model turn.': an idle /autocompacter on ${kind}, where Pi's compact() finds nothing to cut, summarises the context at once; the next model turn starts from the checkpoint`, async () => {
 		const pi = await startPi({ project: PROJECT, decisionLog: true });
 		try {
 			await setup(pi);
-			pi.respond(fauxAssistantMessage("where the work stands: parser next"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed from the checkpoint"));
+			const before = labels(pi.persisted());
+			const asked = pi.requests.length;
+			const context = pi.session.getContextUsage()?.tokens ?? 0;
+			pi.respond(fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed from the checkpoint"));
 			await pi.session.prompt("/autocompacter");
 			await until("the checkpoint", () => compactions(pi).length === 1 && labels(pi.persisted()).at(-1) === "assistant:resumed from the checkpoint");
 			await settle(pi);
 			const cp = compactions(pi)[0] as SessionEntry & { firstKeptEntryId: string; summary: string };
 			assert.equal(cp.firstKeptEntryId, cp.id, "self-retaining");
 			assert.equal(cp.summary, SUMMARY);
-			assert.ok(!pi.notices.some((n) => n.text.startsWith("Already compact")), JSON.stringify(pi.notices));
-			assert.ok(pi.notices.some((n) => n.text.startsWith("Pi's own compaction found nothing it could cut")), JSON.stringify(pi.notices));
+			const counted = (cp as { tokensBefore: number }).tokensBefore;
+			assert.ok(Math.abs(counted - context) < 1000, `tokensBefore ${counted} counts the context (${context}), not the padding`);
+			// No model turn before the checkpoint: no reply, no tool, only
+			// hidden entries between the context and the compaction.
+			const between = labels(pi.persisted()).slice(before.length, labels(pi.persisted()).indexOf(labels([cp])[0]!));
+			assert.deepEqual(between.filter((l) => !l.startsWith("custom")), [], between.join(", "));
+			const sent = pi.requests.slice(asked);
+			assert.equal(sent.length, 2, "the checkpoint's summary and the next model turn, nothing before them");
+			assert.match(requestTexts(sent[0]!).join("\n"), /<conversation>/, "the first request is the summary");
+			assert.doesNotMatch(requestTexts(sent[0]!).join("\n"), /padding/i, "the summary reads the context, not the padding");
+			assert.ok(requestTexts(sent[1]!).every((t) => t.length < 10_000), "the next turn starts from the checkpoint alone");
+			assert.ok(!pi.notices.some((n) => n.text.startsWith("Already compact") || n.text.startsWith("Pi's own compaction found nothing")), JSON.stringify(pi.notices));
 			assert.deepEqual(pi.notices.filter((n) => n.level !== "info"), []);
-			assert.equal(pi.requests.length, 4, "the one short turn, its checkpoint's summary, the resumed turn");
 		} finally {
 			await pi.dispose();
 		}
 	});
 }
+
+test("seed 002 'A summary error leaves the session context unchanged.': a failed summary of an idle /autocompacter where Pi's compact() finds nothing to cut writes nothing to the session", async () => {
+	const pi = await startPi({ project: PROJECT });
+	try {
+		pi.respond(fauxAssistantMessage("hello"));
+		await pi.session.prompt("hi");
+		await settle(pi);
+		const before = labels(pi.persisted());
+		pi.respond(fail());
+		await pi.session.prompt("/autocompacter");
+		await until("the failure notice", () => pi.notices.some((n) => n.level === "error"));
+		await settle(pi);
+		assert.deepEqual(labels(pi.persisted()), before, "no padding, no compaction");
+		assert.equal(pi.requests.length, 2, "hello and the failed summary; no model turn");
+		pi.respond(fauxAssistantMessage("the parser is in src/parser.go"));
+		await pi.session.prompt("where is the parser?");
+		await settle(pi);
+		assert.ok(requestTexts(pi.requests[2]!).every((t) => t.length < 10_000), "the next request carries no padding");
+	} finally {
+		await pi.dispose();
+	}
+});
