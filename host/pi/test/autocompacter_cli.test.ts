@@ -25,15 +25,36 @@ for (const mode of ["print", "json"] as const) {
 	test(`seed 002 'Requested work and turns with pending work can continue from the original context.': in ${mode} mode a failed /autocompacter after a final answer says so and asks Pi for no continuation`, async () => {
 		const run = await runPi(mode, ["hi", "/autocompacter"], {
 			project: PROJECT,
-			responses: [{ text: "hello" }, { text: "where the work stands: nothing yet" }, { error: "invalid request: summary refused" }],
+			responses: [{ text: "hello" }, { error: "invalid request: summary refused" }],
 		});
 		assert.equal(run.code, 0, run.stderr);
 		assert.ok(!run.stderr.includes("requested continuation without runnable model context"), run.stderr);
 		assert.ok(!run.stderr.includes("The run continues"), run.stderr);
-		assert.equal(run.requests.length, 3, "the answer, the short turn and the failed summary; no continuation");
+		assert.equal(run.requests.length, 2, "the answer and the failed summary; no model turn before it, no continuation");
 		assert.match(run.stderr, /^Error: Checkpoint failed; the context is unchanged \(a requested checkpoint is dropped, not retried\)/m);
 		assert.equal(compactions(run.entries).length, 0);
 		if (mode === "json") assert.ok(records(run.stdout).some((r) => r.type === "agent_settled"));
+	});
+
+	test(`seed 002 'A requested checkpoint starts the next model turn.': in ${mode} mode an idle /autocompacter on a small context summarises it, writes the checkpoint and runs the next turn, with no model turn before the summary`, async () => {
+		const run = await runPi(mode, ["hi", "/autocompacter"], {
+			project: PROJECT,
+			responses: [{ text: "hello" }, { text: SUMMARY }, { text: "resumed from the checkpoint" }],
+		});
+		assert.equal(run.code, 0, run.stderr);
+		assert.equal(run.requests.length, 3, "the answer, the summary, the next turn");
+		const cps = compactions(run.entries);
+		assert.equal(cps.length, 1, run.stderr);
+		assert.equal(cps[0]!.firstKeptEntryId, cps[0]!.id);
+		assert.ok(run.requests[2]!.join("").length < 10_000, "the next turn starts from the checkpoint alone");
+		// The padding that lets Pi's compact() cut a small context is a
+		// hidden message: JSON mode streams it as one, never as a reply.
+		if (mode === "json") {
+			const ends = records(run.stdout).filter((r) => r.type === "message_end").map((r) => r.message as { role: string; customType?: string; display?: boolean; content: { text?: string }[] });
+			const replies = ends.filter((m) => m.role === "assistant").map((m) => m.content.map((b) => b.text ?? "").join(""));
+			assert.deepEqual(replies, ["hello", "resumed from the checkpoint"], "no reply before the checkpoint");
+			for (const m of ends.filter((m) => m.customType === "resetpolicy/checkpoint-padding")) assert.equal(m.display, false);
+		} else assert.equal(run.stdout.trim(), "resumed from the checkpoint");
 	});
 }
 
