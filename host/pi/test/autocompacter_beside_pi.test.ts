@@ -404,3 +404,23 @@ test("seed 002 'A summary error leaves the session context unchanged.': a failed
 		await pi.dispose();
 	}
 });
+
+test("seed 002 'A requested checkpoint starts the next model turn.': past the padding's bound (keepRecentTokens over 250,000) an idle /autocompacter Pi finds nothing to cut in is taken after one short model turn, and says so", async () => {
+	// keepRecentTokens 300000 departs from Pi's default: the padding it
+	// would need is past the extension's 1 MB bound.
+	const pi = await startPi({ project: PROJECT, compaction: { keepRecentTokens: 300_000 } });
+	try {
+		pi.respond(fauxAssistantMessage("hello"));
+		await pi.session.prompt("hi");
+		await settle(pi);
+		pi.respond(fauxAssistantMessage("where the work stands: parser next"), fauxAssistantMessage(SUMMARY), fauxAssistantMessage("resumed from the checkpoint"));
+		await pi.session.prompt("/autocompacter");
+		await until("the checkpoint", () => compactions(pi).length === 1 && labels(pi.persisted()).at(-1) === "assistant:resumed from the checkpoint");
+		await settle(pi);
+		assert.ok(pi.notices.some((n) => n.text.startsWith("Pi's own compaction found nothing it could cut")), JSON.stringify(pi.notices));
+		assert.ok(!labels(pi.persisted()).some((l) => l.includes("checkpoint-padding")), labels(pi.persisted()).join(", "));
+		assert.equal(pi.requests.length, 4, "hello, the short turn, the summary, the resumed turn");
+	} finally {
+		await pi.dispose();
+	}
+});
