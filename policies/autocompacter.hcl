@@ -774,12 +774,18 @@ group "summary" {
   # compact() refuses a context it finds nothing to cut in — within what it
   # keeps verbatim (keepRecentTokens, 20000 by default), or one long turn —
   # with "Nothing to compact" before any extension is asked. The seed's
-  # checkpoint keeps nothing verbatim, so that is no reason to skip it; this
-  # policy's reading (docs/pi.md's seed-reading notes): the checkpoint is
-  # taken the way the agent's self-compact takes it, at a turn end, after one
-  # short model turn started for it (the stored request, then the requested
-  # checkpoint rule), and the user is told so. No failure, no retry delay.
-  # "Already compacted" (the session ends in a compaction) is the rule below.
+  # checkpoint keeps nothing verbatim, so that is no reason to skip it. The
+  # Pi host first takes the checkpoint itself with no model turn: it
+  # summarises the context, pads the session with a hidden message Pi's
+  # cut-point search keeps, and answers compact() with the summary as a
+  # self-retaining entry (docs/pi.md's seed-reading notes: "Pi's 'Nothing to
+  # compact'"). Only when that is not possible (Pi busy, or the padding past
+  # its 1 MB bound) does this event come, and then this fallback: the
+  # checkpoint is taken the way the agent's self-compact takes it, at a turn
+  # end, after one short model turn started for it (the stored request, then
+  # the requested checkpoint rule), and the user is told so. No failure, no
+  # retry delay. "Already compacted" (the session ends in a compaction) is the
+  # rule below.
   rule "nothing_to_cut_checkpoints_after_one_turn" {
     on   = "summary_done"
     from = { phase = "summarizing" }
