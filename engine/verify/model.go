@@ -214,29 +214,40 @@ func (m *model) deadlines(n *node) []int64 {
 
 // events builds every event the host may send from n: per event kind the
 // policy handles, the product of the domains of the facts it reads. The
-// instances of one kind are cached by what they depend on — the window,
-// the clock, the ids the state holds, the facts read and their moving
-// thresholds — so states that differ elsewhere share them.
+// instances of one kind are cached by what they depend on — the facts
+// read, their moving thresholds and, when an id fact is read, the ids the
+// state holds — so states that differ elsewhere share them. The window
+// and the clock are the host's: they are written into the cached frames
+// for n (window_id and now_ms come first in every event's facts), so
+// states at other times and in other windows share the instances too.
 func (m *model) events(n *node) [][]instance {
-	ids := m.ids(n)
-	base := fmt.Sprint(n.window, "|", n.now, "|", ids, "|")
+	var ids []any
 	out := make([][]instance, 0, len(m.eventNames))
+	win, now := m.hostValues(n)
 	for _, name := range m.eventNames {
 		read := m.readFor(name, n)
 		var key strings.Builder
 		key.WriteString(name)
 		key.WriteByte('|')
-		key.WriteString(base)
 		for _, f := range read {
 			key.WriteString(f)
 			key.WriteByte(',')
 			if len(m.dom.dynamic[f]) > 0 {
 				key.WriteString(m.dom.dynamicKey(f, n.vals))
 			}
+			if m.dom.idFacts[f] {
+				if ids == nil {
+					ids = m.ids(n)
+				}
+				key.WriteString(fmt.Sprint(ids))
+			}
 		}
 		ctx := key.String()
 		evs, ok := m.evCache[ctx]
 		if !ok {
+			if ids == nil {
+				ids = m.ids(n)
+			}
 			evs = m.build(name, read, n, ids)
 			if m.cacheBytes < m.opts.MaxBytes/4 {
 				m.evCache[ctx] = evs
@@ -248,9 +259,34 @@ func (m *model) events(n *node) [][]instance {
 				m.bytes += b
 			}
 		}
+		for i := range evs {
+			evs[i].frame[winAt], evs[i].frame[nowAt] = win, now
+		}
 		out = append(out, evs)
 	}
 	return out
+}
+
+// The positions of window_id and now_ms in every event's facts (common
+// facts come first).
+var winAt, nowAt = slices.IndexFunc(contract.CommonFacts, func(f contract.Fact) bool { return f.Name == factWindow }),
+	slices.IndexFunc(contract.CommonFacts, func(f contract.Fact) bool { return f.Name == factNow })
+
+// hostValues are the window_id and now_ms facts of every event sent from
+// n, as the engine reads them (a fact left out takes its default).
+func (m *model) hostValues(n *node) (lang.Value, lang.Value) {
+	win, now := lang.Value{Str: "w" + strconv.Itoa(n.window)}, lang.Value{Num: float64(n.now)}
+	facts := map[string]any{"event": contract.Events[0].Name}
+	if n.window != 1 {
+		facts[factWindow] = win.Str
+	}
+	if n.now != 0 {
+		facts[factNow] = n.now
+	}
+	if ev, err := engine.NewEvent(facts); err == nil {
+		win, now = ev.Facts()[winAt], ev.Facts()[nowAt]
+	}
+	return win, now
 }
 
 // build makes the instances of one event kind from n.
@@ -287,12 +323,6 @@ func (m *model) build(name string, read []string, n *node, ids []any) []instance
 				if v := axes[i][idx[i]]; v != nil && !isDefault(def, f, v) {
 					facts[f] = v
 				}
-			}
-			if n.window != 1 {
-				facts[factWindow] = "w" + strconv.Itoa(n.window)
-			}
-			if n.now != 0 {
-				facts[factNow] = n.now
 			}
 			if !consistent(facts) {
 				// not an event a host sends
