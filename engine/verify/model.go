@@ -224,8 +224,11 @@ func (m *model) events(n *node) [][]instance {
 	var ids []any
 	out := make([][]instance, 0, len(m.eventNames))
 	win, now := m.hostValues(n)
-	for _, name := range m.eventNames {
-		read := m.readFor(name, n)
+	for k, name := range m.eventNames {
+		if host := &m.hostEvents[k]; host.frame != nil {
+			host.frame[winAt], host.frame[nowAt] = win, now
+		}
+		read := m.readFor(k, n)
 		var key strings.Builder
 		key.WriteString(name)
 		key.WriteByte('|')
@@ -292,6 +295,7 @@ func (m *model) hostValues(n *node) (lang.Value, lang.Value) {
 // build makes the instances of one event kind from n.
 func (m *model) build(name string, read []string, n *node, ids []any) []instance {
 	var out []instance
+	kind := slices.Index(m.eventNames, name)
 	def, _ := contract.LookupEvent(name)
 	{
 		var axes [][]any
@@ -330,6 +334,7 @@ func (m *model) build(name string, read []string, n *node, ids []any) []instance
 				// a threshold of another window, say: no guard tells it
 				// from its neighbours here
 			} else if in, err := instanceOf(def, facts); err == nil {
+				in.kind, in.inv = kind, m.invID(in.frame)
 				out = append(out, in)
 			}
 			i := len(idx) - 1
@@ -373,44 +378,19 @@ func (m *model) interesting(def *contract.Event, read []string, facts map[string
 	return true
 }
 
-// readFor lists, in contract order, the facts an event reads in node n:
-// those of the rules whose from clauses n's enum values satisfy, and those
-// the properties read on it. Other facts cannot change what happens, so
-// they keep their defaults.
-func (m *model) readFor(event string, n *node) []string {
-	plan := m.p.PlanFor(event)
-	need := map[string]bool{}
-	for f := range m.dom.propFacts[event] {
-		need[f] = true
-	}
-	for _, pg := range plan.Groups {
-	rule:
-		for _, cr := range pg.Rules {
-			for _, fm := range cr.From {
-				if fm.Mask&(1<<uint(n.vals[fm.Slot.Index].Num)) == 0 {
-					continue rule
-				}
-			}
-			for f := range m.dom.ruleFacts[cr] {
-				need[f] = true
-			}
-		}
-	}
-	var out []string
-	for _, f := range m.dom.read[event] {
-		if need[f] {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // instance is one event as the engine takes it, as the report prints it,
 // and as the property conditions see it.
 type instance struct {
 	ev    engine.Event
 	facts map[string]any
 	frame []lang.Value
+	pack  lang.Packed // the frame's bool and enum facts packed
+	kind  int         // the event's index in the model's eventNames
+	inv   int         // the values of the facts the invariants read (invID)
+	// userInput: a request the user typed, which ends every no_loop
+	// cycle; newSession: a session start the host answers with a new
+	// window.
+	userInput, newSession bool
 }
 
 func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
@@ -418,7 +398,12 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 	if err != nil {
 		return instance{}, err
 	}
-	return instance{ev: ev, facts: facts, frame: ev.Facts()}, nil
+	in := instance{ev: ev, facts: facts, frame: ev.Facts(), pack: lang.Pack(ev.Facts())}
+	in.userInput, _ = facts["user_input"].(bool)
+	in.userInput = in.userInput && def.Name == "request"
+	reason, _ := ev.Fact("reason")
+	in.newSession = def.Name == "session_start" && reason != "startup" && reason != "reload"
+	return in, nil
 }
 
 // defaults holds each event's facts' contract defaults, made when verify

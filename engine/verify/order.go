@@ -84,7 +84,7 @@ func requiredLiteral(cr *rules.CompiledRule) (string, string, bool) {
 // would have matched too and moves an enum slot the fired rule also moves,
 // to another value: the outcome then rests on file order alone. Each pair
 // is reported once, with the first state it was seen in.
-func (m *model) checkOrder(i int, n *node, in instance, fired []string, st *step) {
+func (m *model) checkOrder(i int, n *node, in *instance, fired []string, st *step) {
 	if len(fired) == 0 {
 		return
 	}
@@ -148,7 +148,7 @@ func conflict(a, b *rules.CompiledRule) (string, string, string, bool) {
 }
 
 // matchesAt evaluates a rule's from and guard on the event in node n.
-func (m *model) matchesAt(cr *rules.CompiledRule, n *node, in instance) bool {
+func (m *model) matchesAt(cr *rules.CompiledRule, n *node, in *instance) bool {
 	for _, fm := range cr.From {
 		if fm.Mask&(1<<uint(n.vals[fm.Slot.Index].Num)) == 0 {
 			return false
@@ -157,5 +157,5 @@ func (m *model) matchesAt(cr *rules.CompiledRule, n *node, in instance) bool {
 	if cr.When == nil {
 		return true
 	}
-	return m.holds(cr.When, in.frame, n.vals)
+	return m.holdsIn(cr.When, in, n.vals)
 }

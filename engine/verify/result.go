@@ -163,7 +163,7 @@ func (m *model) shadows(dead []*rules.Rule) (map[*rules.Rule]map[string]int, boo
 					}
 					by := strings.TrimPrefix(c.Reason, "not reached: ")
 					by = by[:strings.IndexByte(by+" ", ' ')]
-					if m.whenHolds(r, n, in) {
+					if m.whenHolds(r, n, &in) {
 						out[r][by]++
 					}
 				}
@@ -187,7 +187,7 @@ func (m *model) whyDead(rule *rules.Rule, shadow map[string]int, complete bool) 
 }
 
 // whenHolds evaluates the rule's from and guard on the event in node n.
-func (m *model) whenHolds(rule *rules.Rule, n *node, in instance) bool {
+func (m *model) whenHolds(rule *rules.Rule, n *node, in *instance) bool {
 	for _, pg := range m.p.PlanFor(in.ev.Name()).Groups {
 		for _, cr := range pg.Rules {
 			if cr.Rule == rule {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -91,6 +92,22 @@ type model struct {
 	// hiddenWarnings counts the built-in's own file-order warnings left
 	// out of a composed policy's report.
 	hiddenWarnings int
+
+	x   expansion // one state's expansion
+	cur step      // the transition being checked
+	// effectProps lists, per event kind (index in eventNames), the never
+	// and always_emits properties on it.
+	effectProps [][]int
+	// invFacts are the common facts the invariants read (the window and
+	// the clock aside: they are the state's), and invIDs numbers their
+	// values as events carry them.
+	invFacts []int
+	invIDs   map[string]int
+	// readers, per event kind, and that event with every fact at its
+	// default, for the conjuncts that read the state only (readers.go).
+	readers    [][]reader
+	hostEvents []instance
+	need       map[string]bool
 }
 
 type edge struct {
@@ -151,6 +168,10 @@ func Check(p *rules.Policy, opts Options) *Result {
 			m.eventNames = append(m.eventNames, e.Name)
 		}
 	}
+	m.x = expansion{byHash: map[uint64][]int{}, classes: map[string]struct{}{}, seed: maphash.MakeSeed()}
+	m.indexProperties()
+	m.readersOf()
+	m.need = map[string]bool{}
 	for _, s := range p.Slots {
 		if s.IsEnum() {
 			m.reached = append(m.reached, map[int]bool{})
@@ -161,7 +182,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	root := &node{vals: initial, window: 1, counts: make([]int, len(p.Properties)), parent: -1}
 	m.add(root)
 	if in, err := instanceOf(&contract.Events[0], map[string]any{"event": contract.Events[0].Name}); err == nil {
-		m.checkAlways(0, root, in, nil)
+		m.checkAlways(0, root, &in, nil)
 	}
 	for i := 0; i < len(m.nodes); i++ {
 		if opts.FailFast && len(m.order) > 0 {
@@ -184,6 +205,48 @@ func Check(p *rules.Policy, opts Options) *Result {
 	}
 	m.checkLoops()
 	return m.result()
+}
+
+// indexProperties lists the properties each event kind is checked against
+// and the facts the invariants read.
+func (m *model) indexProperties() {
+	m.effectProps = make([][]int, len(m.eventNames))
+	for k, name := range m.eventNames {
+		for pi, pr := range m.props {
+			if (pr.Kind == rules.Never || pr.Kind == rules.AlwaysEmits) && (len(pr.On) == 0 || slices.Contains(pr.On, name)) {
+				m.effectProps[k] = append(m.effectProps[k], pi)
+			}
+		}
+	}
+	m.invIDs = map[string]int{}
+	read := map[string]bool{}
+	for _, pr := range m.props {
+		if pr.Kind == rules.Always && pr.Always != nil {
+			for _, f := range m.dom.an.info(pr.Always.Source).facts {
+				read[f] = true
+			}
+		}
+	}
+	for fi, f := range contract.CommonFacts {
+		if read[f.Name] && f.Name != factWindow && f.Name != factNow {
+			m.invFacts = append(m.invFacts, fi)
+		}
+	}
+}
+
+// invID numbers the values an event gives the facts the invariants read.
+func (m *model) invID(frame []lang.Value) int {
+	var b strings.Builder
+	for _, fi := range m.invFacts {
+		v := frame[fi]
+		fmt.Fprintf(&b, "%v|%q|%v;", v.Num, v.Str, v.Bool)
+	}
+	id, ok := m.invIDs[b.String()]
+	if !ok {
+		id = len(m.invIDs)
+		m.invIDs[b.String()] = id
+	}
+	return id
 }
 
 // overBound names the bound the exploration has reached, if any, before
@@ -233,75 +296,6 @@ func (m *model) add(n *node) (int, bool) {
 		}
 	}
 	return i, true
-}
-
-func (m *model) expand(i int, n *node) {
-	for _, t := range m.deadlines(n) {
-		next := &node{vals: n.vals, window: n.window, now: t, counts: n.counts, parent: i, via: &step{now: t, delta: t - n.now}, depth: n.depth + 1}
-		m.transitions++
-		j, _ := m.add(next)
-		m.edge(i, j, next.via, n, nil)
-	}
-	for _, evs := range m.events(n) {
-		for _, in := range evs {
-			m.sess.SetValues(n.vals)
-			d, err := m.sess.Decide(in.ev)
-			m.transitions++
-			st := &step{event: in.facts, now: n.now, idBase: m.maxID(n)}
-			if err != nil {
-				m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
-				continue
-			}
-			// The decision's slices are the session's buffers: read them only
-			// until the next Decide (a trace replays the events instead).
-			st.rules, st.effects = d.Rules, d.Effects
-			for _, r := range d.Rules {
-				m.fired[r] = true
-			}
-			m.checkOrder(i, n, in, st.rules, st)
-			m.buf = m.sess.Values(m.buf[:0])
-			post, changed := n.vals, !slices.Equal(m.buf, n.vals)
-			if changed {
-				post = slices.Clone(m.buf)
-			}
-			if m.opts.Observe != nil {
-				m.opts.Observe(n.vals, post, in.ev.Name(), st.rules)
-			}
-			resets := false
-			for _, e := range d.Effects {
-				if e.Name == "commit_reset" || e.Name == "provide_reset" {
-					resets = true
-				}
-			}
-			name := in.ev.Name()
-			reason, _ := in.ev.Fact("reason")
-			newSession := name == "session_start" && reason != "startup" && reason != "reload"
-			// The host's answers: a reset it carries out opens a new window; it
-			// may also fail to build the boundary and stay where it is.
-			outcomes := []bool{false}
-			if resets {
-				outcomes = []bool{false, true}
-			}
-			for _, failed := range outcomes {
-				s := *st
-				s.failed = failed
-				next := &node{vals: post, window: n.window, now: n.now, parent: i, via: &s, depth: n.depth + 1}
-				if (resets && !failed) || newSession {
-					next.window = n.window + 1
-					s.newWindow = true
-				}
-				m.checkEffects(i, n, in, &s)
-				next.counts = m.count(i, n, in, &s, next.window != n.window)
-				m.checkAlways(i, next, in, &s)
-				j := i
-				if changed || next.window != n.window || !slices.Equal(next.counts, n.counts) {
-					j, _ = m.add(next)
-				}
-				m.edge(i, j, &s, n, &in)
-				s.rules, s.effects = nil, nil
-			}
-		}
-	}
 }
 
 // effectCond is a test-file predicate on one effect: the effect the
@@ -375,13 +369,18 @@ func matches(pr *rules.Property, e engine.Effect) bool {
 }
 
 // checkEffects checks the decision of event in against the never and
-// always_emits properties whose events and conditions it meets.
-func (m *model) checkEffects(i int, n *node, in instance, st *step) {
-	for _, pr := range m.props {
-		if pr.Kind != rules.Never && pr.Kind != rules.AlwaysEmits {
+// always_emits properties whose events it is on. A property's condition is
+// evaluated only where the decision would break it (a never whose effect
+// was emitted, an always_emits whose effect was not) and while it has not
+// failed yet: elsewhere the property holds whatever the condition says.
+func (m *model) checkEffects(i int, n *node, in *instance, st *step) {
+	for _, pi := range m.effectProps[in.kind] {
+		pr := m.props[pi]
+		if _, failed := m.found[pr.Name]; failed {
 			continue
 		}
-		if len(pr.On) > 0 && !slices.Contains(pr.On, in.ev.Name()) {
+		emitted := slices.ContainsFunc(st.effects, func(e engine.Effect) bool { return matches(pr, e) })
+		if (pr.Kind == rules.Never) != emitted {
 			continue
 		}
 		if pr.When != nil {
@@ -389,19 +388,14 @@ func (m *model) checkEffects(i int, n *node, in instance, st *step) {
 			if w == nil {
 				w = pr.When[""]
 			}
-			if w == nil {
-				continue
-			}
-			if !m.holds(w, in.frame, n.vals) {
+			if w == nil || !m.holdsIn(w, in, n.vals) {
 				continue
 			}
 		}
-		emitted := slices.ContainsFunc(st.effects, func(e engine.Effect) bool { return matches(pr, e) })
-		switch {
-		case pr.Kind == rules.Never && emitted:
+		if pr.Kind == rules.Never {
 			m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), pr.Effect), i, st)
 			m.found[pr.Name].Assert = noneAssert(pr)
-		case pr.Kind == rules.AlwaysEmits && !emitted:
+		} else {
 			m.report(pr.Name, KindProperty, fmt.Sprintf("%s does not yield %s", in.ev.Name(), effectText(pr)), i, st)
 			m.found[pr.Name].Assert = anyAssert(pr)
 		}
@@ -410,8 +404,8 @@ func (m *model) checkEffects(i int, n *node, in instance, st *step) {
 
 // count updates the at_most counters after a decision; a reset the host
 // could not carry out does not count.
-func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []int {
-	out := slices.Clone(n.counts)
+func (m *model) count(out []int, i int, n *node, in *instance, st *step, newWindow bool) []int {
+	out = append(out[:0], n.counts...)
 	for pi, pr := range m.props {
 		if pr.Kind != rules.AtMost {
 			continue
@@ -439,8 +433,14 @@ func (m *model) count(i int, n *node, in instance, st *step, newWindow bool) []i
 	return out
 }
 
-func (m *model) endsCycle(pr *rules.Property, n *node, in instance) bool {
+func (m *model) endsCycle(pr *rules.Property, n *node, in *instance) bool {
 	return m.eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
+}
+
+// holdsIn is holds for an event instance, whose packed facts are kept.
+func (m *model) holdsIn(w *lang.Program, in *instance, state []lang.Value) bool {
+	m.frame.BeginPacked(in.frame, state, in.pack)
+	return w.B(&m.frame) && m.frame.Err == nil
 }
 
 // holds evaluates a condition on an event's facts and a state, in the
@@ -452,7 +452,7 @@ func (m *model) holds(w *lang.Program, event, state []lang.Value) bool {
 
 // eventHolds: the event is one of names and its condition, if any, holds
 // on the state before it.
-func (m *model) eventHolds(names []string, conds map[string]*lang.Program, n *node, in instance) bool {
+func (m *model) eventHolds(names []string, conds map[string]*lang.Program, n *node, in *instance) bool {
 	if !slices.Contains(names, in.ev.Name()) {
 		return false
 	}
@@ -460,10 +460,10 @@ func (m *model) eventHolds(names []string, conds map[string]*lang.Program, n *no
 	if w == nil {
 		return true
 	}
-	return m.holds(w, in.frame, n.vals)
+	return m.holdsIn(w, in, n.vals)
 }
 
-func (m *model) checkAlways(i int, next *node, in instance, st *step) {
+func (m *model) checkAlways(i int, next *node, in *instance, st *step) {
 	for _, pr := range m.props {
 		if pr.Kind != rules.Always || pr.Always == nil {
 			continue
@@ -494,40 +494,40 @@ func (m *model) isInput(pr *rules.Property, n *node, in *instance) bool {
 	if in == nil {
 		return false // the clock moved
 	}
-	if ui, _ := in.facts["user_input"].(bool); ui && in.ev.Name() == "request" {
+	if in.userInput {
 		return true
 	}
-	return m.eventHolds(pr.InputEvents, pr.InputWhen, n, *in)
+	return m.eventHolds(pr.InputEvents, pr.InputWhen, n, in)
 }
 
-// edge records a transition between abstract states for the no_loop
-// properties: per property, whether some event without new input leads
-// from i to j, and whether one of those emits the effect.
-func (m *model) edge(i, j int, st *step, n *node, in *instance) {
-	var cont, free []bool
+// loopBits says, per no_loop property, whether the transition brings no
+// new input (free) and, if so, whether it emits the effect (cont); any is
+// whether some property has it free.
+func (m *model) loopBits(cont, free []bool, n *node, in *instance, st *step) ([]bool, []bool, bool) {
+	cont, free = cont[:0], free[:0]
 	any := false
 	for _, pr := range m.props {
 		c, f := false, false
 		if pr.Kind == rules.NoLoop && !m.isInput(pr, n, in) {
 			any, f = true, true
-			for _, e := range st.effects {
-				if matches(pr, e) {
-					c = true
-				}
-			}
+			c = slices.ContainsFunc(st.effects, func(e engine.Effect) bool { return matches(pr, e) })
 		}
 		cont, free = append(cont, c), append(free, f)
 	}
-	if !any {
-		return
-	}
+	return cont, free, any
+}
+
+// edge records a transition between abstract states for the no_loop
+// properties: per property, whether some event without new input leads
+// from i to j, and whether one of those emits the effect.
+func (m *model) edge(i, j int, st *step, cont, free []bool) {
 	if m.edges[i] == nil {
 		m.edges[i] = map[int]edge{}
 	}
 	prev, ok := m.edges[i][j]
 	if !ok {
 		m.bytes += edgeBytes + stepBytes + int64(len(cont))*2
-		m.edges[i][j] = edge{st: st, continues: cont, free: free}
+		m.edges[i][j] = edge{st: st, continues: slices.Clone(cont), free: slices.Clone(free)}
 		return
 	}
 	for k := range cont {
