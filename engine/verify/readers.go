@@ -114,6 +114,16 @@ func (m *model) readFor(k int, n *node) []string {
 			}
 		}
 	}
+	// A turn_end's outcome, error kind and synthetic abort are sent only
+	// in agreement (consistent): one varied brings the others, or a value
+	// of one would find no event that carries it.
+	for _, g := range coupled[m.eventNames[k]] {
+		if slices.ContainsFunc(g, func(f string) bool { return need[f] }) {
+			for _, f := range g {
+				need[f] = true
+			}
+		}
+	}
 	var out []string
 	for _, f := range m.dom.read[m.eventNames[k]] {
 		if need[f] {
@@ -131,3 +141,7 @@ func fromHolds(from []rules.Match, n *node) bool {
 	}
 	return true
 }
+
+// coupled are, per event, facts a host sends only in agreement
+// (consistent), varied together.
+var coupled = map[string][][]string{"turn_end": {{"outcome", "error", "synthetic_abort"}}}
