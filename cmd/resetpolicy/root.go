@@ -13,11 +13,14 @@ import (
 	"github.com/spf13/viper"
 )
 
-// Exit codes: 0 ok, 1 a policy or test failure, 2 a usage error.
+// Exit codes: 0 ok, 1 a policy or test failure, 2 a usage error, 3 a
+// verification cut by a bound before it found anything (incomplete:
+// neither verified nor failed).
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitIncomplete = 3
 )
 
 // exitError carries an exit code; its message, if any, has been printed.

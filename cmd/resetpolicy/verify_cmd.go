@@ -38,16 +38,19 @@ A failure prints its shortest counterexample as eval input (one {"event": …}
 per line) and as a run block for a *.test.hcl file, whose assert fails until
 the policy is fixed.
 
-The exploration is bounded by states, transitions, estimated memory held and
-time; one cut by any of them fails as incomplete, naming the bound (--depth
-is the author's bound: what it finds holds within it only, and says so). The
-result is for the param values in force, which it prints.
+The exploration is bounded by states, transitions and estimated memory held,
+counts that give the same verdict on an idle and on a busy machine; --timeout
+adds a budget of CPU time, off by default. A run cut by any of them is
+incomplete, naming the bound: neither verified nor failed (--depth is the
+author's bound: what it finds holds within it only, and says so). The result
+is for the param values in force, which it prints.
 
 With no arguments it verifies the policy in force in this directory, as Pi
 runs it (.resetpolicy.hcl or .pi/resetpolicy.hcl, the project config, the
 user config, RESETPOLICY_*, --set; see 'resetpolicy config'), and says which
 it used.
-Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
+Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error,
+3 when an exploration was cut by a bound before it found anything (incomplete).`,
 		Example: `  resetpolicy verify wipe_memory
   resetpolicy verify .pi/resetpolicy.hcl --set warning_runway=8192
   resetpolicy verify --json autocompacter`,
@@ -88,9 +91,12 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 				return usage("a verify bound is 0 (the default) or more")
 			}
 			lim.depth = depth
-			bad := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, lim, asJSON, inForce)
+			bad, cut := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, lim, asJSON, inForce)
 			if bad > 0 {
 				return failure("%d of %d policies failed verification", bad, len(targets))
+			}
+			if cut > 0 {
+				return &exitError{code: exitIncomplete, msg: fmt.Sprintf("%d of %d policies incomplete: an exploration was cut by a bound before every state was explored", cut, len(targets))}
 			}
 			return nil
 		},
@@ -101,13 +107,10 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error.`,
 	cmd.Flags().IntVar(&lim.states, "max-states", 0, fmt.Sprintf("stop as incomplete after this many states (0: %d)", verify.DefaultMaxStates))
 	cmd.Flags().IntVar(&lim.transitions, "max-transitions", 0, fmt.Sprintf("stop as incomplete after this many decisions (0: %d)", verify.DefaultMaxTransitions))
 	cmd.Flags().Int64Var(&lim.memoryMiB, "max-memory", 0, fmt.Sprintf("stop as incomplete when the states and moves held reach this many MiB, estimated (0: %d)", verify.DefaultMaxBytes>>20))
-	cmd.Flags().DurationVar(&lim.timeout, "timeout", defaultVerifyTimeout, "stop as incomplete after this long per policy")
+	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "stop as incomplete after this much CPU time per policy (0: no time limit)")
 	cmd.Flags().BoolVar(&lim.allWarnings, "all-warnings", false, "for a policy that uses a built-in, also show the file-order warnings between the built-in's own rules")
 	return cmd
 }
-
-// defaultVerifyTimeout bounds one policy's exploration in time.
-const defaultVerifyTimeout = 5 * time.Minute
 
 // verifyLimits are verify's bounds as the flags give them.
 type verifyLimits struct {
@@ -117,25 +120,24 @@ type verifyLimits struct {
 	allWarnings                bool
 }
 
-// options turns the limits into the checker's options; the clock is read
-// here, the checker reads none.
+// options turns the limits into the checker's options. A time limit is
+// one of CPU time, read here (the checker reads no clock), and only when
+// asked for: the default bounds are counts, whatever the machine's load.
 func (l verifyLimits) options() verify.Options {
 	o := verify.Options{Depth: l.depth, MaxStates: l.states, MaxTransitions: l.transitions, MaxBytes: l.memoryMiB << 20, AllWarnings: l.allWarnings}
-	timeout := l.timeout
-	if timeout == 0 {
-		timeout = defaultVerifyTimeout
+	if l.timeout > 0 {
+		end := cpuTime() + l.timeout
+		o.Stop = func() bool { return cpuTime() >= end }
+		o.TimeLimit = l.timeout.Seconds()
 	}
-	deadline := time.Now().Add(timeout)
-	o.Stop = func() bool { return time.Now().After(deadline) }
-	o.TimeLimit = timeout.Seconds()
 	return o
 }
 
 // verifyTargets verifies each policy and prints the results; it returns
-// how many failed (to load or to verify).
+// how many failed (to load or to verify) and how many explorations a bound
+// cut before they found anything (incomplete).
 // inForce, when set, is the one policy to verify instead of targets.
-func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, lim verifyLimits, asJSON bool, inForce *settings.Resolved) int {
-	bad := 0
+func verifyTargets(out, errw io.Writer, targets []string, set map[string]string, lim verifyLimits, asJSON bool, inForce *settings.Resolved) (bad, cut int) {
 	var in *settings.ResolvedJSON
 	if inForce != nil {
 		// A built-in in force is loaded by its name for the verify
@@ -169,12 +171,34 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			ps = append(ps, q)
 		}
 		for _, p := range ps {
-			if verifyOne(out, t, p, lim, asJSON, in) {
+			switch verifyOne(out, t, p, lim, asJSON, in) {
+			case verdictFailed:
 				bad++
+			case verdictIncomplete:
+				cut++
 			}
 		}
 	}
-	return bad
+	return bad, cut
+}
+
+// A verify run's verdict on one policy.
+type verdict int
+
+const (
+	verdictHolds      verdict = iota
+	verdictFailed             // a finding: a counterexample or a failed check
+	verdictIncomplete         // a bound cut the exploration before it found anything
+)
+
+func verdictOf(r *verify.Result) verdict {
+	switch {
+	case len(r.Findings) > 0:
+		return verdictFailed
+	case r.Incomplete:
+		return verdictIncomplete
+	}
+	return verdictHolds
 }
 
 // paramSets are the --set maps of the param combinations a policy's verify
@@ -205,26 +229,28 @@ func paramSets(p *rules.Policy, set map[string]string) []map[string]string {
 	return out
 }
 
-// verifyOne verifies one policy and prints its result; it reports whether
-// it failed.
-func verifyOne(out io.Writer, t string, p *rules.Policy, lim verifyLimits, asJSON bool, in *settings.ResolvedJSON) bool {
-	failed := false
-	{
-		start := time.Now()
-		r := verify.Check(p, lim.options())
-		elapsed := time.Since(start)
-		failed = !r.OK()
-		if asJSON {
-			w := verifyJSON(r, t, elapsed)
-			w.InForce = in
-			b, _ := json.Marshal(w)
-			fmt.Fprintln(out, string(b))
-			return failed
-		}
-		r.WriteText(out)
-		fmt.Fprintf(out, "%s: verified in %.2fs\n", t, elapsed.Seconds())
+// verifyOne verifies one policy and prints its result and verdict.
+func verifyOne(out io.Writer, t string, p *rules.Policy, lim verifyLimits, asJSON bool, in *settings.ResolvedJSON) verdict {
+	start, cpu := time.Now(), cpuTime()
+	r := verify.Check(p, lim.options())
+	elapsed := time.Since(start)
+	if asJSON {
+		w := verifyJSON(r, t, elapsed)
+		w.InForce = in
+		b, _ := json.Marshal(w)
+		fmt.Fprintln(out, string(b))
+		return verdictOf(r)
 	}
-	return failed
+	r.WriteText(out)
+	word := "verified"
+	switch verdictOf(r) {
+	case verdictFailed:
+		word = "failed"
+	case verdictIncomplete:
+		word = "incomplete"
+	}
+	fmt.Fprintf(out, "%s: %s in %.2fs (%.2fs CPU)\n", t, word, elapsed.Seconds(), (cpuTime() - cpu).Seconds())
+	return verdictOf(r)
 }
 
 // verifyTestPolicies verifies, once each, the policies the test files name
