@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -168,5 +171,46 @@ func TestVerifyTimeout(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "| CPU time one `verify` of a policy takes (`--timeout`) | none by default") {
 		t.Errorf("docs/limits.md does not say verify has no time limit by default")
+	}
+}
+
+// The verdict and the counts are the same with the CPU taken by other
+// work: the default bounds are counts, and the result says nothing of
+// time but its "seconds".
+func TestVerifyVerdictIgnoresLoad(t *testing.T) {
+	run := func() (int, map[string]any) {
+		out, errOut, code := runCLI(t, "", "verify", "--json", "wipe_memory")
+		var r map[string]any
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s%s", err, out, errOut)
+		}
+		delete(r, "seconds")
+		return code, r
+	}
+	idleCode, idle := run()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := 0; ; x++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for range 1 << 16 {
+					x = x*31 + 7
+				}
+			}
+		}()
+	}
+	busyCode, busy := run()
+	close(stop)
+	wg.Wait()
+	if idleCode != 0 || busyCode != idleCode || !reflect.DeepEqual(idle, busy) {
+		t.Errorf("idle: exit %d, %v states %v transitions; busy: exit %d, %v states %v transitions (results equal: %v)",
+			idleCode, idle["states"], idle["transitions"], busyCode, busy["states"], busy["transitions"], reflect.DeepEqual(idle, busy))
 	}
 }
