@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -131,14 +132,18 @@ func runReport(cmd *cobra.Command, policy string, sessions []string, outFile str
 	}
 	doc.Header.InForce = r.Header()
 	doc.Header.Inputs = append(doc.Header.Inputs, doc.Policy.Sources...)
-	doc.Diagrams = diagrams(p)
-	if withVerify {
-		start := time.Now()
-		w := verifyJSON(verify.Check(p, verifyLimits{}.options()), source, 0)
+	// One exploration gives the diagrams and the verify result.
+	start := time.Now()
+	drawing, drawErr := draws(p)
+	doc.Diagrams = diagrams(p, drawing, drawErr)
+	if withVerify && drawing != nil && drawing.Result != nil {
+		w := verifyJSON(drawing.Result, source, 0)
 		w.Seconds = time.Since(start).Seconds()
 		if b, err := json.Marshal(w); err == nil {
 			doc.Verify = b
 		}
+	} else if withVerify {
+		doc.VerifyError = fmt.Sprintf("verify did not run: %v", drawErr)
 	} else {
 		doc.VerifyError = "verify was left out (--no-verify)."
 	}
@@ -261,18 +266,11 @@ func sourceText(p *rules.Policy, rng hcl.Range) string {
 	return text
 }
 
-// diagrams draws one diagram per enum slot and, when it stays small, the
-// product of every enum slot, with graph's default bounds. The ids of
-// each drawing are prefixed with its index, since the page inlines them
-// all.
-func diagrams(p *rules.Policy) []report.Diagram {
-	var out []report.Diagram
-	ds, err := graph.PerSlot(p, nil, graph.Limits{})
-	if err != nil {
-		return []report.Diagram{{Title: p.Name, Error: err.Error()}}
-	}
-	// The product is drawn only when even every combination of values
-	// would stay readable: that check costs nothing, an exploration does.
+// draws explores p once, with verify's default bounds, for the diagrams
+// and the verify result: one diagram per enum slot and, when even every
+// combination of values would stay readable (a check that costs nothing,
+// where an exploration does), the product of every enum slot.
+func draws(p *rules.Policy) (*graph.Drawing, error) {
 	var enums []string
 	combos := 1
 	for _, s := range p.Slots {
@@ -281,10 +279,29 @@ func diagrams(p *rules.Policy) []report.Diagram {
 			combos *= len(s.Enum)
 		}
 	}
+	var product []string
 	if len(enums) >= 2 && combos <= maxProductNodes {
-		if d, err := graph.Product(p, enums, graph.Limits{MaxNodes: maxProductNodes}); err == nil {
-			ds = append(ds, d)
-		}
+		product = enums
+	}
+	opts := verifyLimits{}.options()
+	opts.MaxStates = verify.DefaultMaxStates
+	return graph.Draw(p, product, graph.Limits{MaxNodes: max(graph.DefaultMaxNodes, maxProductNodes)}, opts)
+}
+
+// diagrams lays out the drawing's diagrams for the page, with graph's
+// default bounds. The ids of each drawing are prefixed with its index,
+// since the page inlines them all.
+func diagrams(p *rules.Policy, dr *graph.Drawing, err error) []report.Diagram {
+	var out []report.Diagram
+	if err == nil && dr.PerSlotErr != nil {
+		err = dr.PerSlotErr
+	}
+	if err != nil {
+		return []report.Diagram{{Title: p.Name, Error: err.Error()}}
+	}
+	ds := dr.PerSlot
+	if dr.Product != nil && dr.ProductErr == nil {
+		ds = append(slices.Clone(ds), dr.Product)
 	}
 	for i, d := range ds {
 		rd := report.Diagram{Title: d.Title, Nodes: []report.DiagramNode{}, Edges: []report.DiagramEdge{}}

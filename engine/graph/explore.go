@@ -77,9 +77,25 @@ type view struct {
 // explore runs one verify exploration and projects every transition it
 // sees onto each view.
 func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram, error) {
+	ds, errs, _, err := exploreWith(p, slotViews, lim, verify.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	return ds, nil
+}
+
+// exploreWith is explore with the exploration's own options (its state
+// bound is lim's unless opts sets one) and the verify result kept; a view
+// over its node or edge bound has its error, the others their diagrams.
+func exploreWith(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits, opts verify.Options) ([]*Diagram, []error, *verify.Result, error) {
 	// A policy loaded CompileOnUse has its rules read and compiled first.
 	if err := p.CompilePlans(); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	lim = lim.withDefaults()
 	ruleIndex := map[string]int{}
@@ -148,9 +164,20 @@ func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram
 			}
 		}
 	}
-	res := verify.Check(p, verify.Options{MaxStates: lim.MaxStates, Observe: observe})
+	if opts.MaxStates == 0 {
+		opts.MaxStates = lim.MaxStates
+	}
+	if also := opts.Observe; also != nil {
+		opts.Observe = func(from, to []lang.Value, event string, fired []string) {
+			observe(from, to, event, fired)
+			also(from, to, event, fired)
+		}
+	} else {
+		opts.Observe = observe
+	}
+	res := verify.Check(p, opts)
 	if res.Incomplete {
-		return nil, &LimitError{Policy: p.Name, Bound: "states", Limit: lim.MaxStates}
+		return nil, nil, res, &LimitError{Policy: p.Name, Bound: "states", Limit: opts.MaxStates}
 	}
 	order := func(r string) int {
 		if i, ok := ruleIndex[r]; ok {
@@ -162,13 +189,15 @@ func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram
 	for _, s := range p.Slots {
 		initial[s.Index] = s.Initial
 	}
-	var out []*Diagram
-	for _, v := range views {
+	out, errs := make([]*Diagram, len(views)), make([]error, len(views))
+	for vi, v := range views {
 		switch v.full {
 		case "nodes":
-			return nil, &LimitError{Policy: p.Name, Bound: "nodes", Limit: lim.MaxNodes}
+			errs[vi] = &LimitError{Policy: p.Name, Bound: "nodes", Limit: lim.MaxNodes}
+			continue
 		case "edges":
-			return nil, &LimitError{Policy: p.Name, Bound: "edges", Limit: lim.MaxEdges}
+			errs[vi] = &LimitError{Policy: p.Name, Bound: "edges", Limit: lim.MaxEdges}
+			continue
 		}
 		d := &Diagram{Title: p.Name + ": " + strings.Join(v.names, " × ")}
 		start := id(v, initial)
@@ -196,9 +225,9 @@ func explore(p *rules.Policy, slotViews [][]*rules.Slot, lim Limits) ([]*Diagram
 			d.Edges = append(d.Edges, e)
 		}
 		collapse(d)
-		out = append(out, d)
+		out[vi] = d
 	}
-	return out, nil
+	return out, errs, res, nil
 }
 
 // touches: the rule names one of the slots in `from` or `to`, or names no

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/rules"
 )
 
@@ -98,8 +99,17 @@ func PerSlot(p *rules.Policy, slots []string, lim Limits) ([]*Diagram, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A value the exploration never reached is still drawn, apart.
+	addUnreached(ds, picked)
+	return ds, nil
+}
+
+// addUnreached draws, apart, each value of a per-slot diagram's slot that
+// the exploration never reached.
+func addUnreached(ds []*Diagram, picked []*rules.Slot) {
 	for vi, d := range ds {
+		if d == nil {
+			continue
+		}
 		s := picked[vi]
 		for _, v := range s.Enum {
 			if !slices.ContainsFunc(d.Nodes, func(n Node) bool { return n.ID == v }) {
@@ -114,7 +124,75 @@ func PerSlot(p *rules.Policy, slots []string, lim Limits) ([]*Diagram, error) {
 		}
 		sort.SliceStable(d.Nodes, func(i, j int) bool { return order(d.Nodes[i].ID) < order(d.Nodes[j].ID) })
 	}
-	return ds, nil
+}
+
+// Drawing is what one exploration of a policy gives: the verify result
+// and every diagram drawn from it, so a command that needs the three
+// explores once.
+type Drawing struct {
+	Result *verify.Result
+	// PerSlot has one diagram per enum slot, or PerSlotErr the bound one
+	// of them hit.
+	PerSlot    []*Diagram
+	PerSlotErr error
+	// Product is the reachable product of the slots asked for, if any, or
+	// ProductErr the bound it hit.
+	Product    *Diagram
+	ProductErr error
+}
+
+// Draw explores p once, with the verify options given (the state bound
+// is theirs, or lim's when they set none; their observer, if any, sees
+// every transition too), and draws from that one
+// exploration a diagram per enum slot and, when product names slots,
+// their reachable product. An exploration cut by its state bound draws
+// nothing: err says so, and the result says where it stopped.
+func Draw(p *rules.Policy, product []string, lim Limits, opts verify.Options) (*Drawing, error) {
+	var picked []*rules.Slot
+	for _, s := range p.Slots {
+		if s.IsEnum() {
+			picked = append(picked, s)
+		}
+	}
+	var views [][]*rules.Slot
+	for _, s := range picked {
+		views = append(views, []*rules.Slot{s})
+	}
+	var prod []*rules.Slot
+	for _, name := range product {
+		s, ok := p.Slot(name)
+		if !ok || !s.IsEnum() {
+			return nil, notEnum(p, name)
+		}
+		prod = append(prod, s)
+	}
+	if len(prod) > 0 {
+		views = append(views, prod)
+	}
+	ds, errs, res, err := exploreWith(p, views, lim, opts)
+	out := &Drawing{Result: res}
+	if err != nil {
+		return out, err
+	}
+	if len(picked) == 0 {
+		out.PerSlotErr = fmt.Errorf("%s has no enum slot to draw", p.Name)
+	}
+	for vi := range picked {
+		if errs[vi] != nil && out.PerSlotErr == nil {
+			out.PerSlotErr = errs[vi]
+		}
+	}
+	if out.PerSlotErr == nil {
+		out.PerSlot = ds[:len(picked)]
+		addUnreached(out.PerSlot, picked)
+	}
+	if len(prod) > 0 {
+		out.Product, out.ProductErr = ds[len(picked)], errs[len(picked)]
+		if out.Product != nil {
+			out.Product.Title += " (reachable)"
+		}
+	}
+	return out, nil
 }
 
 // Product draws the product of the named enum slots, restricted to the

@@ -33,6 +33,8 @@ var (
 	firedOf = map[string]map[string]bool{}
 )
 
+// perSlot draws the per-slot diagrams of a built-in and records the rules
+// its exploration fires, from one exploration (graph.Draw).
 func perSlot(t *testing.T, name string) []*graph.Diagram {
 	t.Helper()
 	cacheMu.Lock()
@@ -40,12 +42,20 @@ func perSlot(t *testing.T, name string) []*graph.Diagram {
 	if ds, ok := slotsOf[name]; ok {
 		return ds
 	}
-	ds, err := graph.PerSlot(load(t, name), nil, graph.Limits{})
+	fired := map[string]bool{}
+	dr, err := graph.Draw(load(t, name), nil, graph.Limits{}, verify.Options{Observe: func(_, _ []lang.Value, _ string, rs []string) {
+		for _, r := range rs {
+			fired[r] = true
+		}
+	}})
+	if err == nil {
+		err = dr.PerSlotErr
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	slotsOf[name] = ds
-	return ds
+	slotsOf[name], firedOf[name] = dr.PerSlot, fired
+	return dr.PerSlot
 }
 
 func diagramOf(t *testing.T, name, slot string) *graph.Diagram {
@@ -142,7 +152,6 @@ func TestPerSlotDrawsWhatTheEngineDoes(t *testing.T) {
 // diagram.
 func TestEveryFiredRuleIsDrawn(t *testing.T) {
 	for _, name := range []string{"wipe_memory", "new_context", "autocompacter"} {
-		p := load(t, name)
 		ds := perSlot(t, name)
 		drawn := map[string]bool{}
 		for _, d := range ds {
@@ -154,8 +163,10 @@ func TestEveryFiredRuleIsDrawn(t *testing.T) {
 				}
 			}
 		}
-		fired := firedRules(p)
-		for r := range fired {
+		if len(firedOf[name]) == 0 {
+			t.Fatalf("%s: the exploration fired no rule", name)
+		}
+		for r := range firedOf[name] {
 			if !drawn[r] {
 				t.Errorf("%s: rule %s fires but no diagram draws it", name, r)
 			}
@@ -215,16 +226,6 @@ func TestBounds(t *testing.T) {
 			t.Errorf("%+v: %v, want the %s bound naming its flag", c.lim, err, c.bound)
 		}
 	}
-}
-
-func firedRules(p *rules.Policy) map[string]bool {
-	fired := map[string]bool{}
-	verify.Check(p, verify.Options{Observe: func(_, _ []lang.Value, _ string, rs []string) {
-		for _, r := range rs {
-			fired[r] = true
-		}
-	}})
-	return fired
 }
 
 // slotsPolicy is a policy of n four-valued slots, each advanced by its
@@ -318,5 +319,42 @@ func TestGraphOfAPolicyCompiledOnUse(t *testing.T) {
 	}
 	if g, w := string(graph.DOT(got)), string(graph.DOT(want)); g != w || !strings.Contains(g, "->") {
 		t.Fatalf("drawn on use:\n%s\nwant:\n%s", g, w)
+	}
+}
+
+// One exploration draws what PerSlot and Product draw from their own and
+// gives verify's result: report explores a policy once for the three.
+func TestDrawSharesOneExploration(t *testing.T) {
+	p := load(t, "wipe_memory")
+	pair := []string{"request", "overflow"}
+	calls := 0
+	dr, err := graph.Draw(p, pair, graph.Limits{}, verify.Options{Observe: func(_, _ []lang.Value, _ string, _ []string) { calls++ }})
+	if err != nil || dr.PerSlotErr != nil || dr.ProductErr != nil {
+		t.Fatalf("draw: %v, %v, %v", err, dr.PerSlotErr, dr.ProductErr)
+	}
+	slots, err := graph.PerSlot(p, nil, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	product, err := graph.Product(p, pair, graph.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := string(graph.DOT(dr.PerSlot)), string(graph.DOT(slots)); g != w {
+		t.Errorf("per-slot diagrams differ from PerSlot's:\n%s\nwant:\n%s", g, w)
+	}
+	if g, w := string(graph.DOT([]*graph.Diagram{dr.Product})), string(graph.DOT([]*graph.Diagram{product})); g != w {
+		t.Errorf("product differs from Product's:\n%s\nwant:\n%s", g, w)
+	}
+	r := verify.Check(p, verify.Options{})
+	if dr.Result == nil || dr.Result.States != r.States || dr.Result.Transitions != r.Transitions || !slices.Equal(dr.Result.Holds, r.Holds) {
+		t.Errorf("the drawing's result is not verify's: %+v", dr.Result)
+	}
+	if calls == 0 {
+		t.Error("the caller's observer saw no transition")
+	}
+	// A product over a slot that is not an enum is refused before exploring.
+	if _, err := graph.Draw(p, []string{"request", "nope"}, graph.Limits{}, verify.Options{}); err == nil || !strings.Contains(err.Error(), "nope is not an enum slot") {
+		t.Errorf("product of an unknown slot: %v", err)
 	}
 }
