@@ -84,33 +84,48 @@ func (m *model) expand(i int, n *node) {
 	x.reset()
 	idBase := m.maxID(n)
 	for _, evs := range m.events(n) {
+		var (
+			d      *engine.Decision
+			err    error
+			pk     int
+			post   []lang.Value
+			resets bool
+		)
 		for k := range evs {
 			in := &evs[k]
-			m.sess.SetValues(n.vals)
-			d, err := m.sess.Decide(in.ev)
-			m.transitions++
-			if err != nil {
-				st := &step{event: in.facts, now: n.now, idBase: idBase}
-				m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
+			st := &m.cur
+			if k == 0 || in.group != evs[k-1].group {
+				// A new valuation of the facts the rules read: decide it. The
+				// instances after it in its group differ in facts only the
+				// properties read, and are decided alike.
+				m.sess.SetValues(n.vals)
+				d, err = m.sess.Decide(in.ev)
+				m.transitions++
+				if err != nil {
+					st := &step{event: in.facts, now: n.now, idBase: idBase}
+					m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
+					continue
+				}
+				*st = step{event: in.facts, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
+				m.checkOrder(i, n, in, d.Rules, st)
+				m.buf = m.sess.Values(m.buf[:0])
+				pk, post = -1, n.vals
+				if !slices.Equal(m.buf, n.vals) {
+					pk, post = x.post(m.buf)
+				}
+				resets = false
+				for _, e := range d.Effects {
+					if e.Name == "commit_reset" || e.Name == "provide_reset" {
+						resets = true
+					}
+				}
+			} else if err != nil {
 				continue
 			}
 			// The decision's slices are the session's buffers: read them only
 			// until the next Decide (a trace replays the events instead).
-			st := &m.cur
 			*st = step{event: in.facts, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
-			m.checkOrder(i, n, in, d.Rules, st)
 			m.checkEffects(i, n, in, st)
-			m.buf = m.sess.Values(m.buf[:0])
-			pk, post := -1, n.vals
-			if !slices.Equal(m.buf, n.vals) {
-				pk, post = x.post(m.buf)
-			}
-			resets := false
-			for _, e := range d.Effects {
-				if e.Name == "commit_reset" || e.Name == "provide_reset" {
-					resets = true
-				}
-			}
 			// The host's answers: a reset it carries out opens a new window; it
 			// may also fail to build the boundary and stay where it is.
 			for failed := range 2 {

@@ -228,11 +228,14 @@ func (m *model) events(n *node) [][]instance {
 		if host := &m.hostEvents[k]; host.frame != nil {
 			host.frame[winAt], host.frame[nowAt] = win, now
 		}
-		read := m.readFor(k, n)
+		read, nRule := m.readFor(k, n)
 		var key strings.Builder
 		key.WriteString(name)
 		key.WriteByte('|')
-		for _, f := range read {
+		for fi, f := range read {
+			if fi == nRule {
+				key.WriteByte('/') // the facts after it are the properties' only
+			}
 			key.WriteString(f)
 			key.WriteByte(',')
 			if len(m.dom.dynamic[f]) > 0 {
@@ -251,7 +254,7 @@ func (m *model) events(n *node) [][]instance {
 			if ids == nil {
 				ids = m.ids(n)
 			}
-			evs = m.build(name, read, n, ids)
+			evs = m.build(name, read, nRule, n, ids)
 			if m.cacheBytes < m.opts.MaxBytes/4 {
 				m.evCache[ctx] = evs
 				b := int64(len(ctx))
@@ -293,7 +296,7 @@ func (m *model) hostValues(n *node) (lang.Value, lang.Value) {
 }
 
 // build makes the instances of one event kind from n.
-func (m *model) build(name string, read []string, n *node, ids []any) []instance {
+func (m *model) build(name string, read []string, nRule int, n *node, ids []any) []instance {
 	var out []instance
 	kind := slices.Index(m.eventNames, name)
 	def, _ := contract.LookupEvent(name)
@@ -335,6 +338,12 @@ func (m *model) build(name string, read []string, n *node, ids []any) []instance
 				// from its neighbours here
 			} else if in, err := instanceOf(def, facts); err == nil {
 				in.kind, in.inv = kind, m.invID(in.frame)
+				// The instances that differ in the properties' facts only
+				// are consecutive (those vary fastest): one decision.
+				for i := range nRule {
+					in.group = in.group*len(axes[i]) + idx[i]
+				}
+
 				out = append(out, in)
 			}
 			i := len(idx) - 1
@@ -386,7 +395,11 @@ type instance struct {
 	frame []lang.Value
 	pack  lang.Packed // the frame's bool and enum facts packed
 	kind  int         // the event's index in the model's eventNames
-	inv   int         // the values of the facts the invariants read (invID)
+	// group numbers the values of the facts the rules read: the engine
+	// decides consecutive instances of one group alike.
+	group int
+
+	inv int // the values of the facts the invariants read (invID)
 	// userInput: a request the user typed, which ends every no_loop
 	// cycle; newSession: a session start the host answers with a new
 	// window.

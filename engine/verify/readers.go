@@ -18,6 +18,7 @@ import (
 // state do not vary them. The conjuncts before it still run, with every
 // value of their facts, and raise the errors they raise.
 type reader struct {
+	rule  bool          // a rule, which the engine runs; else a property's
 	from  []rules.Match // a rule's from: outside it the rule is not tried
 	parts []part
 	tail  []string // read once every conjunct holds: a rule's sets and effects
@@ -41,7 +42,7 @@ func (m *model) readersOf() {
 		plan := m.p.PlanFor(name)
 		for _, pg := range plan.Groups {
 			for _, cr := range pg.Rules {
-				r := reader{from: cr.From}
+				r := reader{rule: true, from: cr.From}
 				if cr.When != nil {
 					r.parts = m.partsOf(cr.When)
 				}
@@ -83,16 +84,23 @@ func (m *model) partsOf(w *lang.Program) []part {
 	return out
 }
 
-// readFor lists, in contract order, the facts event k reads in node n:
-// those of the readers that can still run there. Other facts cannot
-// change what happens, so they keep their defaults.
-func (m *model) readFor(k int, n *node) []string {
+// readFor lists the facts event k reads in node n: those of the readers
+// that can still run there. Other facts cannot change what happens, so
+// they keep their defaults. The first nRule, in contract order, are read
+// by rules; the rest, in contract order too, by properties only: varying
+// those changes no decision, only what the properties see of it.
+func (m *model) readFor(k int, n *node) (read []string, nRule int) {
+	const byRule, byProperty = 1, 2
 	need := m.need
 	clear(need)
 	host := &m.hostEvents[k] // its window and clock are n's (events)
 	for _, r := range m.readers[k] {
 		if !fromHolds(r.from, n) {
 			continue
+		}
+		bit := byte(byProperty)
+		if r.rule {
+			bit = byRule
 		}
 		stopped := false
 		for _, p := range r.parts {
@@ -105,12 +113,12 @@ func (m *model) readFor(k int, n *node) []string {
 				continue
 			}
 			for _, f := range p.facts {
-				need[f] = true
+				need[f] |= bit
 			}
 		}
 		if !stopped {
 			for _, f := range r.tail {
-				need[f] = true
+				need[f] |= bit
 			}
 		}
 	}
@@ -118,19 +126,28 @@ func (m *model) readFor(k int, n *node) []string {
 	// in agreement (consistent): one varied brings the others, or a value
 	// of one would find no event that carries it.
 	for _, g := range coupled[m.eventNames[k]] {
-		if slices.ContainsFunc(g, func(f string) bool { return need[f] }) {
+		var bits byte
+		for _, f := range g {
+			bits |= need[f]
+		}
+		if bits != 0 {
 			for _, f := range g {
-				need[f] = true
+				need[f] = bits
 			}
 		}
 	}
-	var out []string
 	for _, f := range m.dom.read[m.eventNames[k]] {
-		if need[f] {
-			out = append(out, f)
+		if need[f]&byRule != 0 {
+			read = append(read, f)
 		}
 	}
-	return out
+	nRule = len(read)
+	for _, f := range m.dom.read[m.eventNames[k]] {
+		if need[f] == byProperty {
+			read = append(read, f)
+		}
+	}
+	return read, nRule
 }
 
 func fromHolds(from []rules.Match, n *node) bool {

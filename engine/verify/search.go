@@ -107,7 +107,7 @@ type model struct {
 	// default, for the conjuncts that read the state only (readers.go).
 	readers    [][]reader
 	hostEvents []instance
-	need       map[string]bool
+	need       map[string]byte
 }
 
 type edge struct {
@@ -171,7 +171,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	m.x = expansion{byHash: map[uint64][]int{}, classes: map[string]struct{}{}, seed: maphash.MakeSeed()}
 	m.indexProperties()
 	m.readersOf()
-	m.need = map[string]bool{}
+	m.need = map[string]byte{}
 	for _, s := range p.Slots {
 		if s.IsEnum() {
 			m.reached = append(m.reached, map[int]bool{})
