@@ -18,8 +18,13 @@
 // A slot enters the state key abstracted (counters clamped, ids relative,
 // window ids renamed) only where every expression uses it as the
 // abstraction allows (shape.go); otherwise it is exact. Every exploration
-// is bounded by states, transitions, estimated memory held and a time
-// budget the caller polls; one cut by a bound is incomplete and fails.
+// is bounded by states, decisions and estimated memory held, and by a
+// budget the caller polls if it gives one; one cut by a bound is
+// incomplete: it proves nothing of the states it did not reach.
+//
+// The event instances of a state that the rules cannot tell apart share
+// one decision, and the transitions that lead to the same place alike
+// share the work after it (expand.go, readers.go).
 //
 // It is pure: no clock, no environment, no files.
 package verify
