@@ -14,10 +14,6 @@ import (
 
 func init() { extraCommands = append(extraCommands, newGraphCmd) }
 
-// graphTimeout is graph's default wall-time bound: the exploration and
-// the layout are bounded by counts, this by the clock.
-const graphTimeout = 5 * time.Minute
-
 func newGraphCmd(*viper.Viper) *cobra.Command {
 	var sets, slots []string
 	var format, outFile string
@@ -41,7 +37,9 @@ restricted to the combinations verify reaches. svg and png are drawn in Go,
 with nothing to install; mermaid pastes into a README or an issue.
 
 Bounded: --max-states (the exploration), --max-nodes and --max-edges (each
-diagram) and --timeout; graph stops with a message naming the bound it hit.
+diagram), counts that stop it alike on an idle and on a busy machine, and
+--timeout, CPU time, when given; graph stops with a message naming the bound
+it hit.
 
 Without POLICY it draws the policy in force in this directory, as Pi runs it
 (see 'resetpolicy config'), and names it on stderr.`,
@@ -116,13 +114,14 @@ Without POLICY it draws the policy in force in this directory, as Pi runs it
 	cmd.Flags().IntVar(&lim.MaxStates, "max-states", graph.DefaultMaxStates, "bound the states the exploration visits")
 	cmd.Flags().IntVar(&lim.MaxNodes, "max-nodes", graph.DefaultMaxNodes, "bound the states of one diagram")
 	cmd.Flags().IntVar(&lim.MaxEdges, "max-edges", graph.DefaultMaxEdges, "bound the edges of one diagram")
-	cmd.Flags().DurationVar(&timeout, "timeout", graphTimeout, "give up after this long")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up after this much CPU time (0: no time limit)")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a param, as PARAM=VALUE (repeatable)")
 	return cmd
 }
 
-// draw builds the diagrams within the time bound: the exploration and the
-// layout are bounded by counts, and the clock is the command's.
+// draw builds the diagrams within the CPU-time bound, if one is given:
+// the exploration and the layout are bounded by counts, and the process's
+// CPU time is read here, every few milliseconds.
 func draw(p *rules.Policy, slots []string, product bool, lim graph.Limits, timeout time.Duration) ([]*graph.Diagram, error) {
 	type result struct {
 		ds  []*graph.Diagram
@@ -138,10 +137,21 @@ func draw(p *rules.Policy, slots []string, product bool, lim graph.Limits, timeo
 		ds, err := graph.PerSlot(p, slots, lim)
 		done <- result{ds, err}
 	}()
-	select {
-	case r := <-done:
+	if timeout == 0 {
+		r := <-done
 		return r.ds, r.err
-	case <-time.After(timeout):
-		return nil, fmt.Errorf("%s: no diagram within %v (--timeout); draw fewer slots or lower --max-states", p.Name, timeout)
+	}
+	end := cpuTime() + timeout
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.ds, r.err
+		case <-tick.C:
+			if cpuTime() >= end {
+				return nil, fmt.Errorf("%s: no diagram within %v (--timeout) of CPU time; draw fewer slots or lower --max-states", p.Name, timeout)
+			}
+		}
 	}
 }
