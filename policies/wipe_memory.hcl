@@ -1245,11 +1245,29 @@ property "a manual close-out never becomes a continuing turn-end commit" {
 # seed 000 line 58 "After a budget warning is durable, the extension does not
 # repeat it in that window"; "the final close-out warning is staged ... only
 # when automatic compaction is enabled".
+# Stated over what the policy does, not over its warning_window latch: the
+# warning's hidden entry is durable once the turn that carried it completes
+# (seed 000: "After a budget warning is durable, the extension does not
+# repeat it in that window"), and verify keeps that history itself.
 property "the budget warning is not repeated once durable in a window" {
   never = "inject"
   with  = { message = "checkpoint_warning", deliver = "request" }
+  after = {
+    effect = "inject"
+    with   = { message = "checkpoint_warning" }
+    then = {
+      event  = "turn_end"
+      when   = "event.outcome == 'completed' && !event.synthetic_abort"
+      unless = ["request", "settled", "session_start", "session_tree", "session_shutdown", "toggle"]
+    }
+  }
+  within = "window"
+}
+property "the budget warning only while automatic compaction is on" {
+  never = "inject"
+  with  = { message = "checkpoint_warning", deliver = "request" }
   on    = "request"
-  when  = "state.warning_window == event.window_id || !event.auto_compaction"
+  when  = "!event.auto_compaction"
 }
 
 # seed 000 line 58 "The early reminder is staged once per window": once its

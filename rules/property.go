@@ -79,7 +79,13 @@ type Property struct {
 	// A request whose user_input is true always does.
 	InputEvents []string
 	InputWhen   map[string]*lang.Program
-	DeclRange   hcl.Range
+	// After, Until and Within give a never or always_emits property a
+	// scope in the run's history (history.go): it holds only from one of
+	// After on, until one of Until or the end of the window or run
+	// ("window", "run"; "" none) it opened in.
+	After, Until []*Marker
+	Within       string
+	DeclRange    hcl.Range
 
 	whenExpr, alwaysExpr hcl.Expression
 	cycleWhen, inputWhen map[string]hcl.Expression
@@ -111,6 +117,7 @@ var propertySchema = &hcl.BodySchema{
 		{Name: "always"}, {Name: "never"}, {Name: "at_most"}, {Name: "no_loop_of"}, {Name: "always_emits"},
 		{Name: "of"}, {Name: "with"}, {Name: "on"}, {Name: "when"},
 		{Name: "per"}, {Name: "cycle_ends_on"}, {Name: "new_input_on"},
+		{Name: "after"}, {Name: "until"}, {Name: "within"},
 	},
 }
 
@@ -136,10 +143,10 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	}
 	allowed := map[string][]string{
 		"always":       {"always"},
-		"never":        {"never", "with", "on", "when"},
+		"never":        {"never", "with", "on", "when", "after", "until", "within"},
 		"at_most":      {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
 		"no_loop_of":   {"no_loop_of", "with", "new_input_on"},
-		"always_emits": {"always_emits", "with", "on", "when"},
+		"always_emits": {"always_emits", "with", "on", "when", "after", "until", "within"},
 	}[kinds[0]]
 	for name, a := range content.Attributes {
 		if !slices.Contains(allowed, name) {
@@ -169,6 +176,7 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 		if a, ok := attr("when"); ok {
 			p.whenExpr = a.Expr
 		}
+		diags = append(diags, p.decodeScope(b, attr)...)
 	case "at_most":
 		p.Kind = AtMost
 		v, d := literalValue(content.Attributes["at_most"].Expr, "at_most")
@@ -217,30 +225,42 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 		}
 	}
 	if a, ok := attr("with"); ok {
-		v, d := literalValue(a.Expr, "with")
+		w, d := decodeWith(a.Expr)
 		diags = append(diags, d...)
-		if !d.HasErrors() {
-			if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
-				diags = append(diags, errorAt(ptr(a.Expr.Range()), "Expected an object", "with lists effect arguments, as { continue = true }"))
-			} else {
-				p.With = map[string]any{}
-				for k, x := range v.AsValueMap() {
-					switch x.Type() {
-					case cty.Bool:
-						p.With[k] = x.True()
-					case cty.Number:
-						f, _ := x.AsBigFloat().Float64()
-						p.With[k] = f
-					case cty.String:
-						p.With[k] = x.AsString()
-					default:
-						diags = append(diags, errorAt(ptr(a.Expr.Range()), "Wrong argument value", "with %s: a bool, number or string", k))
-					}
-				}
+		p.With = w
+	}
+	return p, diags
+}
+
+// decodeScope reads a property's after, until and within.
+func (p *Property) decodeScope(b *hcl.Block, attr func(string) (*hcl.Attribute, bool)) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if a, ok := attr("after"); ok {
+		ms, d := decodeMarkers(a)
+		diags = append(diags, d...)
+		p.After = ms
+	}
+	if a, ok := attr("until"); ok {
+		ms, d := decodeMarkers(a)
+		diags = append(diags, d...)
+		p.Until = ms
+	}
+	if a, ok := attr("within"); ok {
+		w, d := literalString(a.Expr, "within")
+		diags = append(diags, d...)
+		if !d.HasErrors() && w != "window" && w != "run" {
+			diags = append(diags, errorAt(ptr(a.Expr.Range()), "Unknown within", "within is \"window\" or \"run\": the scope also ends with the window or the run it opened in"))
+		}
+		p.Within = w
+	}
+	if _, hasAfter := attr("after"); !hasAfter {
+		for _, k := range []string{"until", "within"} {
+			if a, ok := attr(k); ok {
+				diags = append(diags, errorAt(ptr(a.NameRange), "Missing after", "%s ends a scope that after = { … } opens", k))
 			}
 		}
 	}
-	return p, diags
+	return diags
 }
 
 func decodeVerify(b *hcl.Block) (*VerifySettings, hcl.Diagnostics) {
@@ -352,6 +372,8 @@ func (c *compileCtx) compileProperties() {
 			}
 		}
 		events(pr.On, pr.DeclRange)
+		c.compileMarkers(pr.After)
+		c.compileMarkers(pr.Until)
 		events(pr.CycleEndsOn, pr.DeclRange)
 		events(pr.InputEvents, pr.DeclRange)
 		if pr.alwaysExpr != nil {

@@ -93,6 +93,60 @@ param "b" {
 verify {
   params = { a = [1, 2, 3, 4, 5], b = [1, 2, 3, 4] }
 }`, "Too many param sets"},
+		{"scoped ban", `property "s" {
+  never  = "commit_reset"
+  after  = [{ effect = "commit_reset", with = { stop = true } }, { event = "command", when = "event.name == 'x'" }]
+  until  = { event = "request", when = "event.user_input" }
+  within = "run"
+}`, ""},
+		{"scoped obligation", `property "s" {
+  always_emits = "cancel_compaction"
+  on           = "before_compact"
+  after        = { event = "tool" }
+  within       = "window"
+}`, ""},
+		{"until without after", `property "s" {
+  never = "stop"
+  until = { event = "request" }
+}`, "until ends a scope that after"},
+		{"within of nothing", `property "s" {
+  never  = "stop"
+  after  = { event = "tool" }
+  within = "day"
+}`, `within is "window" or "run"`},
+		{"marker of both kinds", `property "s" {
+  never = "stop"
+  after = { event = "tool", effect = "stop" }
+}`, "Expected an event or an effect"},
+		{"marker of neither", `property "s" {
+  never = "stop"
+  after = {}
+}`, "Expected an event or an effect"},
+		{"event with with", `property "s" {
+  never = "stop"
+  after = { event = "tool", with = { x = 1 } }
+}`, "Unexpected with"},
+		{"effect with when", `property "s" {
+  never = "stop"
+  after = { effect = "stop", when = "true" }
+}`, "Unexpected when"},
+		{"marker's unknown event", `property "s" {
+  never = "stop"
+  after = { event = "tool_call" }
+}`, `"tool_call" is not an event`},
+		{"marker's unknown effect argument", `property "s" {
+  never = "stop"
+  after = { effect = "commit_reset", with = { stopp = true } }
+}`, `has no argument "stopp"`},
+		{"marker's condition reads another event's fact", `property "s" {
+  never = "stop"
+  after = { event = "request", when = "event.outcome == 'aborted'" }
+}`, "outcome"},
+		{"scope on a count", `property "s" {
+  at_most = 1
+  of      = "stop"
+  after   = { event = "tool" }
+}`, "does not go with at_most"},
 		{"domain", `verify {
   domain = { "command.args" = ["", "reset"], tokens = [0, 1] }
 }`, ""},

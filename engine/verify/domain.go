@@ -265,6 +265,16 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			pf[f] = true
 		}
 		for _, pr := range p.Properties {
+			for _, mk := range pr.ScopeMarkers() {
+				if mk.Event == plan.Event.Name && mk.When != nil {
+					x := a.info(mk.When.Source)
+					all = append(all, x)
+					byEvent[plan.Event.Name] = append(byEvent[plan.Event.Name], x)
+					for _, f := range x.facts {
+						pf[f] = true
+					}
+				}
+			}
 			for _, conds := range []map[string]*lang.Program{pr.When, pr.CycleEndsWhen, pr.InputWhen} {
 				for name, w := range conds {
 					if name == "" || name == plan.Event.Name {

@@ -356,10 +356,12 @@ func effectText(pr *rules.Property) string {
 
 // matches reports whether an effect is the one a property is about.
 func matches(pr *rules.Property, e engine.Effect) bool {
-	if e.Name != pr.Effect {
-		return false
-	}
-	for k, want := range pr.With {
+	return e.Name == pr.Effect && argsMatch(pr.With, e)
+}
+
+// argsMatch: the effect has each of these arguments, with that value.
+func argsMatch(with map[string]any, e engine.Effect) bool {
+	for k, want := range with {
 		got, ok := e.Arg(k)
 		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
 			return false
@@ -372,7 +374,10 @@ func matches(pr *rules.Property, e engine.Effect) bool {
 // always_emits properties whose events it is on. A property's condition is
 // evaluated only where the decision would break it (a never whose effect
 // was emitted, an always_emits whose effect was not) and while it has not
-// failed yet: elsewhere the property holds whatever the condition says.
+// failed yet: elsewhere the property holds whatever the condition says. A
+// scoped property (rules/history.go) holds inside its scope only: an
+// obligation when the scope is open at the event, a ban on the effects
+// emitted while it is open.
 func (m *model) checkEffects(i int, n *node, in *instance, st *step) {
 	for _, pi := range m.effectProps[in.kind] {
 		pr := m.props[pi]
@@ -392,11 +397,21 @@ func (m *model) checkEffects(i int, n *node, in *instance, st *step) {
 				continue
 			}
 		}
+		scope := ""
+		if pr.Scoped() {
+			if pr.Kind == rules.Never && !m.emittedInScope(pi, pr, n, in, st) {
+				continue
+			}
+			if pr.Kind == rules.AlwaysEmits && !m.openAtEvent(pi, pr, n, in) {
+				continue
+			}
+			scope = " " + pr.ScopeText()
+		}
 		if pr.Kind == rules.Never {
-			m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s", in.ev.Name(), pr.Effect), i, st)
+			m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s%s", in.ev.Name(), pr.Effect, scope), i, st)
 			m.found[pr.Name].Assert = noneAssert(pr)
 		} else {
-			m.report(pr.Name, KindProperty, fmt.Sprintf("%s does not yield %s", in.ev.Name(), effectText(pr)), i, st)
+			m.report(pr.Name, KindProperty, fmt.Sprintf("%s does not yield %s%s", in.ev.Name(), effectText(pr), scope), i, st)
 			m.found[pr.Name].Assert = anyAssert(pr)
 		}
 	}
@@ -407,6 +422,10 @@ func (m *model) checkEffects(i int, n *node, in *instance, st *step) {
 func (m *model) count(out []int, i int, n *node, in *instance, st *step, newWindow bool) []int {
 	out = append(out[:0], n.counts...)
 	for pi, pr := range m.props {
+		if pr.Scoped() {
+			out[pi] = m.scopeAfter(pi, pr, n, in, st, newWindow)
+			continue
+		}
 		if pr.Kind != rules.AtMost {
 			continue
 		}
@@ -561,4 +580,126 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 	}
 	m.found[name] = &Finding{Name: name, Kind: kind, Message: msg, Trace: m.trace(steps)}
 	m.order = append(m.order, name)
+}
+
+// A scoped property's state is its counter: scopeClosed, scopeArmed
+// (after's first part came, its then not yet) or scopeOpen. verify keeps
+// it from the events and effects themselves (rules/history.go says when
+// each marker takes effect), never from the policy's slots.
+const (
+	scopeClosed = 0
+	scopeArmed  = 1
+	scopeOpen   = 2
+)
+
+// atEvent: the scope's state when the event's effects begin, its event
+// markers applied.
+func (m *model) atEvent(pi int, pr *rules.Property, n *node, in *instance) int {
+	state := n.counts[pi]
+	if m.markerEvent(pr.Until, n, in) {
+		state = scopeClosed
+	}
+	for _, mk := range pr.After {
+		if mk.Event != "" && m.markerEvent([]*rules.Marker{mk}, n, in) {
+			state = opened(mk, state)
+		}
+		// then is the next event of its name: the scope opens when that
+		// event meets its condition, and is disarmed when it does not.
+		if t := mk.Then; t != nil && state == scopeArmed && slices.Contains(t.Unless, in.ev.Name()) {
+			state = scopeClosed
+		}
+		if t := mk.Then; t != nil && state == scopeArmed && t.Event == in.ev.Name() {
+			state = scopeClosed
+			if m.markerEvent([]*rules.Marker{t}, n, in) {
+				state = scopeOpen
+			}
+		}
+	}
+	return state
+}
+
+// opened is the state after an after marker's first part: open, or armed
+// for its then.
+func opened(mk *rules.Marker, state int) int {
+	if mk.Then == nil {
+		return scopeOpen
+	}
+	return max(state, scopeArmed)
+}
+
+// openAtEvent: whether the scope is open when the event's effects begin.
+func (m *model) openAtEvent(pi int, pr *rules.Property, n *node, in *instance) bool {
+	return m.atEvent(pi, pr, n, in) == scopeOpen
+}
+
+// emittedInScope: an effect of the ban is emitted while the scope is open,
+// its effect markers applied in order (an effect that opens the scope is
+// not itself inside it).
+func (m *model) emittedInScope(pi int, pr *rules.Property, n *node, in *instance, st *step) bool {
+	state := m.atEvent(pi, pr, n, in)
+	for _, e := range st.effects {
+		if state == scopeOpen && matches(pr, e) {
+			return true
+		}
+		state = m.effectMoves(pr, e, st, state)
+	}
+	return false
+}
+
+// effectMoves applies one effect's markers to the scope. A reset the host
+// could not carry out is no marker, as it counts for no at_most.
+func (m *model) effectMoves(pr *rules.Property, e engine.Effect, st *step, state int) int {
+	if st.failed && (e.Name == "commit_reset" || e.Name == "provide_reset") {
+		return state
+	}
+	if markerEffect(pr.Until, e) {
+		state = scopeClosed
+	}
+	for _, mk := range pr.After {
+		if mk.Effect != "" && markerEffect([]*rules.Marker{mk}, e) {
+			state = opened(mk, state)
+		}
+		if t := mk.Then; t != nil && state == scopeArmed && t.Effect != "" && markerEffect([]*rules.Marker{t}, e) {
+			state = scopeOpen
+		}
+	}
+	return state
+}
+
+// scopeAfter is the scope's state after the decision: its event markers,
+// then its effects in order, then the end of the window or run.
+func (m *model) scopeAfter(pi int, pr *rules.Property, n *node, in *instance, st *step, newWindow bool) int {
+	state := m.atEvent(pi, pr, n, in)
+	for _, e := range st.effects {
+		state = m.effectMoves(pr, e, st, state)
+	}
+	if (pr.Within == "window" && newWindow) || (pr.Within == "run" && in.ev.Name() == "settled") {
+		state = scopeClosed
+	}
+	return state
+}
+
+// markerEvent: the event is one of the markers' events and its condition
+// holds on the state before it.
+func (m *model) markerEvent(ms []*rules.Marker, n *node, in *instance) bool {
+	for _, mk := range ms {
+		if mk.Event == in.ev.Name() && (mk.When == nil || m.holdsIn(mk.When, in, n.vals)) {
+			return true
+		}
+	}
+	return false
+}
+
+// markerEffect: the effect is one of the markers' effects, with their
+// arguments.
+func markerEffect(ms []*rules.Marker, e engine.Effect) bool {
+	for _, mk := range ms {
+		if mk.Effect == "" || e.Name != mk.Effect {
+			continue
+		}
+		if argsMatch(mk.With, e) {
+			return true
+		}
+	}
+	return false
 }

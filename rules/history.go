@@ -1,0 +1,293 @@
+package rules
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/resetpolicy/resetpolicy/rules/contract"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// A property's scope in the run's history: the property-pattern scope
+// "after Q until R" (Dwyer, Avrunin and Corbett). A never or always_emits
+// property with `after` holds only while the scope is open: from an event
+// or effect of After on, until one of Until, or until the window or the
+// run it opened in ends (Within). verify keeps whether the scope is open
+// itself, from what the policy did and the events it saw, so a property
+// with a scope speaks of the policy's behaviour, never of its slots: a
+// policy that forgets its own bookkeeping cannot make it hold vacuously.
+//
+// When a marker takes effect, within one decision:
+//   - an event marker, before the decision's effects: after = { event =
+//     "command" } opens the scope for the command's own effects, and
+//     until = { event = "request" } closes it before the request's;
+//   - an effect marker, at that effect: the effects after it in the same
+//     decision are inside (after) or outside (until) the scope;
+//   - within = "window" closes the scope when the host's window changes
+//     (after the decision that committed a reset), within = "run" after
+//     the decision of `settled`.
+
+// Marker is an event or an effect that opens or closes a property's
+// scope.
+type Marker struct {
+	// Event, with When (nil: always) over the event and the state before
+	// it; or Effect, with With, the effect's arguments to match.
+	Event  string
+	When   *lang.Program
+	Effect string
+	With   map[string]any
+	// Then, on an after marker, is what must follow it for the scope to
+	// open: "a warning injected, then its turn completed" is the warning
+	// made durable. Until Then comes the scope is armed, not open; an event
+	// Then is the next event of its name, and one that does not meet its
+	// condition disarms the scope (the turn that carried the warning
+	// failed, so the warning is not durable), as does one of its Unless.
+	Then *Marker
+	// Unless, on a then, are events that drop the arming when they come
+	// first: the seed's "discarded on transition".
+	Unless       []string
+	UnlessRanges []hcl.Range
+	Range        hcl.Range
+
+	whenExpr hcl.Expression
+}
+
+// ScopeMarkers are every marker of the property's scope: its after and
+// until markers and the thens that follow them.
+func (p *Property) ScopeMarkers() []*Marker {
+	var out []*Marker
+	for _, m := range append(append([]*Marker(nil), p.After...), p.Until...) {
+		out = append(out, m)
+		if m.Then != nil {
+			out = append(out, m.Then)
+		}
+	}
+	return out
+}
+
+// Scoped reports whether the property holds only inside a scope.
+func (p *Property) Scoped() bool { return len(p.After) > 0 }
+
+// ScopeText says the scope as a reader would: "after commit_reset { stop
+// = true } until request (when event.user_input), within a window".
+func (p *Property) ScopeText() string {
+	if !p.Scoped() {
+		return ""
+	}
+	s := "after " + markersText(p.After)
+	if len(p.Until) > 0 {
+		s += " until " + markersText(p.Until)
+	}
+	if p.Within != "" {
+		s += ", within a " + p.Within
+	}
+	return s
+}
+
+func markersText(ms []*Marker) string {
+	out := ""
+	for i, m := range ms {
+		if i > 0 {
+			out += " or "
+		}
+		out += m.String()
+	}
+	return out
+}
+
+func (m *Marker) String() string {
+	if m.Then != nil {
+		first := *m
+		first.Then = nil
+		return first.String() + " then " + m.Then.String()
+	}
+	if m.Event != "" {
+		if m.whenExpr != nil {
+			if v, ok := plainLiteral(m.whenExpr); ok && v.Type() == cty.String {
+				return fmt.Sprintf("%s (when %s)", m.Event, v.AsString())
+			}
+		}
+		return m.Event
+	}
+	return withText(m.Effect, m.With)
+}
+
+// withText is an effect and the arguments it must have, as written.
+func withText(effect string, with map[string]any) string {
+	if len(with) == 0 {
+		return effect
+	}
+	s := effect + " {"
+	for i, k := range slices.Sorted(maps.Keys(with)) {
+		if i > 0 {
+			s += ","
+		}
+		v := with[k]
+		if str, ok := v.(string); ok {
+			s += fmt.Sprintf(" %s = %q", k, str)
+		} else {
+			s += fmt.Sprintf(" %s = %v", k, v)
+		}
+	}
+	return s + " }"
+}
+
+// decodeMarkers reads `after` or `until`: one object or a list of them,
+// each { event = "EVENT", when = "…" } or { effect = "EFFECT", with = {…} }.
+func decodeMarkers(a *hcl.Attribute) ([]*Marker, hcl.Diagnostics) {
+	var items []hcl.Expression
+	if t, ok := a.Expr.(*hclsyntax.TupleConsExpr); ok {
+		for _, x := range t.Exprs {
+			items = append(items, x)
+		}
+		if len(items) == 0 {
+			return nil, hcl.Diagnostics{errorAt(ptr(a.Expr.Range()), "Empty "+a.Name, "%s lists one or more events or effects", a.Name)}
+		}
+	} else {
+		items = []hcl.Expression{a.Expr}
+	}
+	var out []*Marker
+	var diags hcl.Diagnostics
+	for _, item := range items {
+		m, d := decodeMarker(item, a.Name, a.Name == "after")
+		diags = append(diags, d...)
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	if len(out) > 1 {
+		for _, m := range out {
+			if m.Then != nil {
+				diags = append(diags, errorAt(ptr(m.Range), "Then in a list", "then follows the one event or effect after opens with; a list of them cannot arm one scope"))
+			}
+		}
+	}
+	return out, diags
+}
+
+// decodeMarker reads one { event = …, when = … } or { effect = …, with =
+// … }, with then when allowed.
+func decodeMarker(item hcl.Expression, what string, thenAllowed bool) (*Marker, hcl.Diagnostics) {
+	es, diags := objectEntries(item, what)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	m := &Marker{Range: item.Range()}
+	for _, e := range es {
+		switch e.Key {
+		case "event", "effect":
+			s, d := literalString(e.Value, e.Key)
+			diags = append(diags, d...)
+			if e.Key == "event" {
+				m.Event = s
+			} else {
+				m.Effect = s
+			}
+		case "when":
+			m.whenExpr = e.Value
+		case "with":
+			w, d := decodeWith(e.Value)
+			diags = append(diags, d...)
+			m.With = w
+		case "then":
+			if !thenAllowed {
+				diags = append(diags, errorAt(ptr(e.KeyRange), "Unexpected then", "then arms an after scope: it follows after's event or effect"))
+				continue
+			}
+			t, d := decodeMarker(e.Value, "then", false)
+			diags = append(diags, d...)
+			m.Then = t
+		case "unless":
+			if what != "then" {
+				diags = append(diags, errorAt(ptr(e.KeyRange), "Unexpected unless", "unless lists the events that disarm a then"))
+				continue
+			}
+			names, ranges, d := stringOrList(e.Value, "an event name")
+			diags = append(diags, d...)
+			m.Unless, m.UnlessRanges = names, ranges
+		default:
+			diags = append(diags, errorAt(ptr(e.KeyRange), "Unexpected key", "%s takes event (with when) or effect (with with), and after also then; not %s", what, e.Key))
+		}
+	}
+	switch {
+	case (m.Event == "") == (m.Effect == ""):
+		diags = append(diags, errorAt(ptr(item.Range()), "Expected an event or an effect", "each of %s is { event = \"EVENT\", when = \"…\" } or { effect = \"EFFECT\", with = { … } }", what))
+	case m.Event != "" && m.With != nil:
+		diags = append(diags, errorAt(ptr(item.Range()), "Unexpected with", "with matches an effect's arguments; an event takes when"))
+	case m.Effect != "" && m.whenExpr != nil:
+		diags = append(diags, errorAt(ptr(item.Range()), "Unexpected when", "when is a condition on an event; an effect takes with"))
+	}
+	return m, diags
+}
+
+// decodeWith reads { arg = literal, … }: an effect's arguments to match.
+func decodeWith(expr hcl.Expression) (map[string]any, hcl.Diagnostics) {
+	v, diags := literalValue(expr, "with")
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return nil, hcl.Diagnostics{errorAt(ptr(expr.Range()), "Expected an object", "with lists effect arguments, as { continue = true }")}
+	}
+	out := map[string]any{}
+	for k, x := range v.AsValueMap() {
+		switch x.Type() {
+		case cty.Bool:
+			out[k] = x.True()
+		case cty.Number:
+			f, _ := x.AsBigFloat().Float64()
+			out[k] = f
+		case cty.String:
+			out[k] = x.AsString()
+		default:
+			diags = append(diags, errorAt(ptr(expr.Range()), "Wrong argument value", "with %s: a bool, number or string", k))
+		}
+	}
+	return out, diags
+}
+
+// compileMarkers checks a scope's events and effects against the contract
+// and compiles each event's condition against that event.
+func (c *compileCtx) compileMarkers(ms []*Marker) {
+	for _, m := range ms {
+		if m.Then != nil {
+			c.compileMarkers([]*Marker{m.Then})
+		}
+		for i, n := range m.Unless {
+			if _, ok := contract.LookupEvent(n); !ok {
+				c.add(errorAt(ptr(m.UnlessRanges[i]), "Unknown event", "%q is not an event of the host contract%s", n, suggestName(n, contract.EventNames())))
+			}
+		}
+		if m.Event != "" {
+			plan := c.p.PlanFor(m.Event)
+			if _, ok := contract.LookupEvent(m.Event); !ok || plan == nil {
+				c.add(errorAt(ptr(m.Range), "Unknown event", "%q is not an event of the host contract%s", m.Event, suggestName(m.Event, contract.EventNames())))
+				continue
+			}
+			if m.whenExpr != nil {
+				if prog := c.expr(m.whenExpr, c.eventEnv(m.Event, plan), "a condition"); prog != nil {
+					if prog.Type != lang.Bool {
+						c.add(errorAt(ptr(m.whenExpr.Range()), "Wrong condition type", "when must be a bool expression, not %s", prog.Type))
+						continue
+					}
+					m.When = prog
+				}
+			}
+			continue
+		}
+		def, ok := contract.LookupEffect(m.Effect)
+		if !ok {
+			c.add(errorAt(ptr(m.Range), "Unknown effect", "%q is not an effect of the host contract%s", m.Effect, suggestName(m.Effect, contract.EffectNames())))
+			continue
+		}
+		for k := range m.With {
+			if _, ok := def.Arg(k); !ok {
+				c.add(errorAt(ptr(m.Range), "Unknown effect argument", "effect %q has no argument %q", m.Effect, k))
+			}
+		}
+	}
+}
