@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resetpolicy/resetpolicy/engine/testrun"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
 )
 
 // A manual close-out: /stop asks for it, the next turn_end commits and
@@ -108,5 +110,65 @@ func TestScopeClosesAtUntil(t *testing.T) {
 	}
 	if r := verify.Check(p, verify.Options{}); len(r.Findings) != 0 {
 		t.Errorf("a commit opens a new window, so within a window the next commit is outside: %s", r.Findings[0].Message)
+	}
+}
+
+const underSet = `
+policy "under_set" {}
+param "limit" {
+  type    = number
+  default = 100
+}
+group "g" {
+  rule "commit" {
+    on   = "turn_end"
+    when = "event.tokens >= param.limit"
+    effect "commit_reset" {
+      continue = true
+    }
+  }
+}
+property "no reset below 50 tokens" {
+  never = "commit_reset"
+  when  = "event.tokens < 50"
+}
+`
+
+// A counterexample found under a param set on the command line sets that
+// param in its run block: pasted as printed, it fails against the policy
+// at that value and passes at the policy's own.
+func TestRunBlockSetsTheParamsItWasFoundUnder(t *testing.T) {
+	load := func(set map[string]string) *rules.Policy {
+		p, diags := rules.Load(rules.Source{Name: "under_set.hcl", Bytes: []byte(underSet)}, rules.WithSet(set, "flag --set"))
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return p
+	}
+	if r := verify.Check(load(nil), verify.Options{}); len(r.Findings) != 0 {
+		t.Fatalf("at its default the policy holds: %s", r.Findings[0].Message)
+	}
+	r := verify.Check(load(map[string]string{"limit": "10"}), verify.Options{})
+	if len(r.Findings) != 1 {
+		t.Fatalf("%d findings", len(r.Findings))
+	}
+	f := &r.Findings[0]
+	block := f.RunBlock("under_set")
+	if !strings.Contains(block, "  params = { limit = 10 }\n") {
+		t.Fatalf("the run block does not set the param:\n%s", block)
+	}
+	// The test runner applies the run's params to the policy as written.
+	src := "policy = \"under_set\"\n" + block
+	tf, diags := testfile.Parse([]byte(src), "verify.test.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	runner := testrun.New(func(_ *testfile.File, ov []rules.Override) (*rules.Policy, rules.Diagnostics) {
+		p, d := rules.Load(rules.Source{Name: "under_set.hcl", Bytes: []byte(underSet)}, rules.WithOverrides(ov...))
+		return p, d
+	})
+	runner.RunFile(tf)
+	if rep := runner.Report(); rep.Failed() != 1 {
+		t.Errorf("the pasted run passes against the policy it was found in:\n%s", src)
 	}
 }

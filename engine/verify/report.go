@@ -121,6 +121,11 @@ type Finding struct {
 	// Bounded marks a finding of a cut exploration that is only as true
 	// as the bound (a rule not seen firing, a value not seen held).
 	Bounded bool `json:"bounded,omitempty"`
+	// Params are the param values the counterexample needs that differ
+	// from the policy's declared defaults (a --set, a verify block's
+	// params), as HCL: its run block sets them, so pasted as printed it
+	// fails against the policy it was found in and no other.
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // TraceStep is one event of a counterexample with what it decided.
@@ -259,6 +264,16 @@ func (f *Finding) RunBlock(policy string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# verify %s: %s\n", policy, strings.ReplaceAll(f.Message, "\n", " "))
 	fmt.Fprintf(&b, "run %s {\n", strconv.Quote("verify: "+f.Name))
+	if len(f.Params) > 0 {
+		b.WriteString("  params = {")
+		for i, k := range slices.Sorted(maps.Keys(f.Params)) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s = %s", k, f.Params[k])
+		}
+		b.WriteString(" }\n")
+	}
 	for i, s := range f.Trace {
 		if f.Loop && i == f.LoopStart {
 			b.WriteString("  # the cycle starts here and comes back to its start\n")

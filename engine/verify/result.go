@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // result gathers what the exploration found: the properties that hold,
@@ -33,14 +35,17 @@ func (m *model) result() *Result {
 		}
 		r.Findings = append(r.Findings, f)
 	}
+	set := m.setParams()
 	for _, pr := range m.props {
 		if f, ok := m.found[pr.Name]; ok {
+			f.Params = set
 			r.Findings = append(r.Findings, *f)
 		} else {
 			r.Holds = append(r.Holds, pr.Name)
 		}
 	}
 	if f, ok := m.found["runtime error"]; ok {
+		f.Params = set
 		r.Findings = append(r.Findings, *f)
 	}
 	var unfired, unreached []string
@@ -196,4 +201,20 @@ func (m *model) whenHolds(rule *rules.Rule, n *node, in *instance) bool {
 		}
 	}
 	return false
+}
+
+// setParams are the params whose value in force is not the one the policy
+// declares, as HCL values: what a counterexample's run block must set.
+func (m *model) setParams() map[string]string {
+	var out map[string]string
+	for _, x := range m.p.Params {
+		if x.Default == cty.NilVal || x.Value.RawEquals(x.Default) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[x.Name] = strings.TrimSpace(string(hclwrite.TokensForValue(x.Value).Bytes()))
+	}
+	return out
 }
