@@ -1271,12 +1271,33 @@ property "the budget warning only while automatic compaction is on" {
 }
 
 # seed 000 line 58 "The early reminder is staged once per window": once its
-# draft is durable, not again in that window.
+# draft is durable, not again in that window; a durable warning covers the
+# reminder of its window too. Stated, like the warning's, over the injects
+# and the turns that made them durable, not over reminder_window.
 property "the reminder is not repeated once durable in a window" {
   never = "inject"
   with  = { message = "budget_reminder" }
-  on    = "request"
-  when  = "state.reminder_window == event.window_id"
+  after = [
+    {
+      effect = "inject"
+      with   = { message = "budget_reminder" }
+      then = {
+        event  = "turn_end"
+        when   = "event.outcome == 'completed' && !event.synthetic_abort"
+        unless = ["request", "settled", "session_start", "session_tree", "session_shutdown", "toggle"]
+      }
+    },
+    {
+      effect = "inject"
+      with   = { message = "checkpoint_warning" }
+      then = {
+        event  = "turn_end"
+        when   = "event.outcome == 'completed' && !event.synthetic_abort"
+        unless = ["request", "settled", "session_start", "session_tree", "session_shutdown", "toggle"]
+      }
+    },
+  ]
+  within = "window"
 }
 
 # seed 000 line 60 "UI reminder notices are emitted only after the matching

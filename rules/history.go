@@ -159,13 +159,6 @@ func decodeMarkers(a *hcl.Attribute) ([]*Marker, hcl.Diagnostics) {
 			out = append(out, m)
 		}
 	}
-	if len(out) > 1 {
-		for _, m := range out {
-			if m.Then != nil {
-				diags = append(diags, errorAt(ptr(m.Range), "Then in a list", "then follows the one event or effect after opens with; a list of them cannot arm one scope"))
-			}
-		}
-	}
 	return out, diags
 }
 

@@ -599,20 +599,33 @@ func (m *model) atEvent(pi int, pr *rules.Property, n *node, in *instance) int {
 	if m.markerEvent(pr.Until, n, in) {
 		state = scopeClosed
 	}
+	if state == scopeArmed {
+		// A then is the next event of its name: the scope opens when that
+		// event meets its condition, and is disarmed when it does not, or
+		// when one of the then's unless comes first.
+		name := in.ev.Name()
+		seen, met, disarm := false, false, false
+		for _, mk := range pr.After {
+			t := mk.Then
+			if t == nil || t.Event == "" {
+				continue
+			}
+			disarm = disarm || slices.Contains(t.Unless, name)
+			if t.Event == name {
+				seen = true
+				met = met || m.markerEvent([]*rules.Marker{t}, n, in)
+			}
+		}
+		switch {
+		case met:
+			state = scopeOpen
+		case seen || disarm:
+			state = scopeClosed
+		}
+	}
 	for _, mk := range pr.After {
 		if mk.Event != "" && m.markerEvent([]*rules.Marker{mk}, n, in) {
 			state = opened(mk, state)
-		}
-		// then is the next event of its name: the scope opens when that
-		// event meets its condition, and is disarmed when it does not.
-		if t := mk.Then; t != nil && state == scopeArmed && slices.Contains(t.Unless, in.ev.Name()) {
-			state = scopeClosed
-		}
-		if t := mk.Then; t != nil && state == scopeArmed && t.Event == in.ev.Name() {
-			state = scopeClosed
-			if m.markerEvent([]*rules.Marker{t}, n, in) {
-				state = scopeOpen
-			}
 		}
 	}
 	return state
@@ -655,12 +668,16 @@ func (m *model) effectMoves(pr *rules.Property, e engine.Effect, st *step, state
 	if markerEffect(pr.Until, e) {
 		state = scopeClosed
 	}
+	if state == scopeArmed {
+		for _, mk := range pr.After {
+			if t := mk.Then; t != nil && t.Effect != "" && markerEffect([]*rules.Marker{t}, e) {
+				state = scopeOpen
+			}
+		}
+	}
 	for _, mk := range pr.After {
 		if mk.Effect != "" && markerEffect([]*rules.Marker{mk}, e) {
 			state = opened(mk, state)
-		}
-		if t := mk.Then; t != nil && state == scopeArmed && t.Effect != "" && markerEffect([]*rules.Marker{t}, e) {
-			state = scopeOpen
 		}
 	}
 	return state
