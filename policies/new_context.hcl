@@ -553,11 +553,22 @@ property "an aborted compaction signal is cancelled" {
 # model receives it: a request that fails or is aborted did not deliver it,
 # so the next request carries it again; once a completed turn delivered it
 # (warned_window), no request of that window carries it.
+# Stated over the injects and the turns that delivered them, not over
+# warned_window, so a policy that forgets its latch cannot hold it vacuously.
 property "the checkpoint warning is not repeated once delivered in its window" {
   never = "inject"
   on    = "request"
   with  = { message = "checkpoint_warning" }
-  when  = "state.warned_window == event.window_id"
+  after = {
+    effect = "inject"
+    with   = { message = "checkpoint_warning" }
+    then = {
+      event  = "turn_end"
+      when   = "event.outcome == 'completed' && !event.synthetic_abort"
+      unless = ["request", "session_start", "session_tree", "session_shutdown", "toggle"]
+    }
+  }
+  within = "window"
 }
 
 # seed 001 line 7 "new_context | Mark explicit request; repeated calls
