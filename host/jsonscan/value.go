@@ -55,6 +55,9 @@ func (v Value) member(key string) Value {
 	if o.kind != Object {
 		return Value{}
 	}
+	if o.dup {
+		return v.lastMember(key)
+	}
 	for k := v.i + 1; k < o.next; k = nd[k+1].next {
 		// The length first, from the table: most keys differ in it, and
 		// the text is then not touched.
@@ -193,6 +196,16 @@ func (v Value) Members() iter.Seq2[[]byte, Value] {
 			return
 		}
 		nd := v.d.nodes
+		if nd[v.i].dup {
+			// JSON.parse's object: each key once, where it was first
+			// written, with its last value.
+			for k := v.i + 1; k < nd[v.i].next; k = v.d.nodes[k+1].next {
+				if first, x := v.firstOf(k); first && !yield(v.d.decoded(k), x) {
+					return
+				}
+			}
+			return
+		}
 		for k := v.i + 1; k < nd[v.i].next; k = nd[k+1].next {
 			if !yield(v.d.decoded(k), Value{v.d, k + 1}) {
 				return
