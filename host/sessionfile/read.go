@@ -109,7 +109,7 @@ type Reader struct {
 	buf  []byte
 	// fixed holds a line of invalid UTF-8 as Node decodes it.
 	fixed []byte
-	br   *bufio.Reader
+	br    *bufio.Reader
 	// entries and byID are reused from file to file, so that reading a
 	// corpus allocates for the largest session, not for every one.
 	chunks [][]Entry
