@@ -379,6 +379,7 @@ func (d *Doc) object(i, depth int) (int, error) {
 	if s[i] == '}' {
 		return d.close(k, i+1), nil
 	}
+	var seen uint64
 	for {
 		if i >= len(s) || s[i] != '"' {
 			if i = skipWS(s, i); i == len(s) || s[i] != '"' {
@@ -389,7 +390,9 @@ func (d *Doc) object(i, depth int) (int, error) {
 		if !ok {
 			return len(s), errors.New(`cannot parse object key: missing closing '"'`)
 		}
-		if d.Strict && !strictBody(s[i+1:end], esc) {
+		// scanKey reports a key with a control character as escaped, so
+		// a key that is not is strict JSON already.
+		if esc && d.Strict && !strictBody(s[i+1:end], esc) {
 			return end, errors.New("cannot parse object key: a raw control character or an unknown escape")
 		}
 		key := len(d.nodes)
@@ -398,7 +401,15 @@ func (d *Doc) object(i, depth int) (int, error) {
 			d.nodes[k].esc = true
 		}
 		if d.Strict {
-			d.checkDup(int32(k), int32(key))
+			// Keys are compared only when one may repeat: every key sets
+			// a bit of seen picked by its length and end bytes, and a key
+			// whose bit is set, or an object with an escaped key (whose
+			// text is not its bytes), is compared with the keys before.
+			bit := keyBit(s[i+1 : end])
+			if seen&bit != 0 || d.nodes[k].esc {
+				d.checkDup(int32(k), int32(key))
+			}
+			seen |= bit
 		}
 		if i = end + 1; i >= len(s) || s[i] != ':' {
 			if i = skipWS(s, i); i == len(s) || s[i] != ':' {

@@ -334,7 +334,8 @@ func stringEnd(s []byte, i int) (int, bool) {
 	}
 }
 
-// scanKey finds the end of an object key whose body starts at s[i]: keys
+// scanKey finds the end of an object key whose body starts at s[i], and
+// reports a key with a backslash or a control character as escaped: keys
 // are short, and most have no escape, so a word at a time finds the
 // first quote or backslash (most keys fit in one or two), and the bytes
 // the last few words do not cover, one at a time.
@@ -344,21 +345,23 @@ func scanKey(s []byte, i int) (end int, esc, ok bool) {
 		p := unsafe.Pointer(unsafe.SliceData(s))
 		for last := len(s) - 8; j <= last; j += 8 {
 			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, j))[:])
-			if m := equal(x, quotes) | equal(x, slashes); m != 0 {
+			if m := equal(x, quotes) | equal(x, slashes) | ctrl(x); m != 0 {
 				j += bits.TrailingZeros64(m) / 8
 				if s[j] == '"' {
 					return j, false, true
 				}
+				// A backslash, or a control character the caller checks
+				// as it checks escapes.
 				end, ok := stringEnd(s, i)
 				return end, true, ok
 			}
 		}
 	}
 	for ; j < len(s); j++ {
-		switch s[j] {
-		case '"':
+		switch c := s[j]; {
+		case c == '"':
 			return j, false, true
-		case '\\':
+		case c == '\\' || c < 0x20:
 			end, ok := stringEnd(s, i)
 			return end, true, ok
 		}
