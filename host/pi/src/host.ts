@@ -107,8 +107,12 @@ async function onSessionStart(h: HostState, reason: string, ctx: ExtensionContex
 		void found.pending.then(async (located) => {
 			if (currentStart.get(h) !== token) return;
 			if ("bin" in located && (await startEngine(h, ctx, located))) {
-				say(ctx, `resetpolicy: engine built in ${(located.built?.seconds ?? 0).toFixed(0)} s: ${located.bin}; the policy is in force from now on.`, "info");
 				await beginSession(h, reason, ctx);
+				// Told once the session start is decided: the policy is in
+				// force from here.
+				if (currentStart.get(h) === token && h.live) {
+					say(ctx, `resetpolicy: engine built in ${(located.built?.seconds ?? 0).toFixed(0)} s: ${located.bin}; the policy is in force from now on.`, "info");
+				}
 				return;
 			}
 			if ("problem" in located) failSafe(h, located.problem, false);
