@@ -31,8 +31,8 @@
 // start, R9 the units, R10 the carry (1: the block's first byte is
 // escaped), R11 the escapes met, R13 H; AX BX CX DX R12 R14 scratch
 // (R14 and X15 are free in an ABI0 function: its wrapper restores them);
-// X8–X13 (Y8–Y13) the bytes compared with, broadcast; X14 (Y15) 0x1F,
-// and X6 X7 n and t.
+// X8–X13 (Y8–Y13) the bytes compared with, broadcast; X14 0x1F (Y15
+// 0x20), and X6 X7 n and t.
 
 // MASK sets dst to one bit for each byte of X0–X3 whose compare with the
 // broadcast cmp (PCMPEQB) is true.
@@ -243,7 +243,7 @@ avx2:
 	BROADCASTY(0xC0, Y11) // -64
 	BROADCASTY(0xEF, Y12) // -17
 	BROADCASTY(0xF8, Y13) // -8
-	BROADCASTY(0x1F, Y15) // the last control character
+	BROADCASTY(0x20, Y15) // the first byte that is no control character
 
 avx2loop:
 	CMPQ SI, DI
@@ -256,13 +256,13 @@ avx2loop:
 	VPCMPEQB Y9, Y1, Y5
 	VPOR Y2, Y3, Y6
 	VPOR Y4, Y5, Y7
-	VPOR Y0, Y6, Y6
-	VPOR Y1, Y7, Y7
-	VPOR Y6, Y7, Y6
-	VPMINUB Y0, Y1, Y7
-	VPMINUB Y15, Y7, Y14
-	VPCMPEQB Y7, Y14, Y14
+	// Below 0x20 as signed bytes: a control character, or a byte that
+	// is not ASCII.
+	VPCMPGTB Y0, Y15, Y14
 	VPOR Y14, Y6, Y6
+	VPCMPGTB Y1, Y15, Y14
+	VPOR Y14, Y7, Y7
+	VPOR Y6, Y7, Y6
 	VPMOVMSKB Y6, AX
 	ORQ  R10, AX
 	JNZ  avx2block
@@ -280,9 +280,10 @@ avx2block:
 	ORQ  R13, BX
 	ANDQ CX, BX
 	MOVQ BX, DX
-	VPMINUB Y15, Y0, Y6; VPCMPEQB Y0, Y6, Y6
-	VPMINUB Y15, Y1, Y7; VPCMPEQB Y1, Y7, Y7
+	VPCMPGTB Y0, Y15, Y6
+	VPCMPGTB Y1, Y15, Y7
 	YMASK(Y6, Y7, R14)
+	MOVQ R13, AX; NOTQ AX; ANDQ AX, R14 // less the bytes that are not ASCII
 	ORQ  R14, DX
 	TESTQ CX, CX
 	JZ   avx2plain

@@ -107,12 +107,12 @@ func (v Value) firstOf(k int32) (bool, Value) {
 	return true, v.lastMember(t)
 }
 
-// keyBit is one of 64 bits picked by a key's length and first and last
-// bytes: two keys with different bits differ.
+// keyBit is one of 64 bits picked by a key's length and last byte: two
+// keys with different bits differ.
 func keyBit(k []byte) uint64 {
-	h := uint64(len(k))
-	if len(k) > 0 {
-		h = h*0x9E3779B97F4A7C15 ^ uint64(k[0])<<8 ^ uint64(k[len(k)-1])
+	n := uint(len(k))
+	if n > 0 {
+		n = n*5 + uint(k[n-1])
 	}
-	return 1 << (h * 0x9E3779B97F4A7C15 >> 58)
+	return 1 << (n & 63)
 }
