@@ -92,19 +92,28 @@ func (v Value) lastMember(key string) Value {
 	return found
 }
 
-// firstOf reports whether member key node k is the first of its key in
-// object o (a marked object), and the value JSON.parse keeps for it: the
-// last of that key.
-func (v Value) firstOf(k int32) (bool, Value) {
+// dupMembers yields a marked object's members as JSON.parse makes them:
+// each key once, where it was first written, with its last value. Two
+// passes and a set, so an object of many keys written twice costs linear
+// time.
+func (v Value) dupMembers(yield func([]byte, Value) bool) {
 	nd := v.d.nodes
-	t := string(v.d.keyText(k))
-	for j := v.i + 1; j < k; j = nd[j+1].next {
-		if string(v.d.keyText(j)) == t {
-			return false, Value{}
-		}
-		nd = v.d.nodes
+	end := nd[v.i].next
+	last := map[string]int32{}
+	for k := v.i + 1; k < end; k = v.d.nodes[k+1].next {
+		last[string(v.d.keyText(k))] = k + 1
 	}
-	return true, v.lastMember(t)
+	done := make(map[string]bool, len(last))
+	for k := v.i + 1; k < end; k = v.d.nodes[k+1].next {
+		t := string(v.d.keyText(k))
+		if done[t] {
+			continue
+		}
+		done[t] = true
+		if !yield(v.d.decoded(k), Value{v.d, last[t]}) {
+			return
+		}
+	}
 }
 
 // keyBit is one of 64 bits picked by a key's length and last byte: two

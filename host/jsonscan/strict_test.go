@@ -106,3 +106,32 @@ func FuzzStrictAgreesWithEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// An object of many keys each written twice is read in linear time, the
+// members in the order of their first writing with their last values.
+func TestStrictManyDuplicateKeys(t *testing.T) {
+	const n = 100_000
+	var b strings.Builder
+	b.WriteString("{")
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, pass)
+		}
+	}
+	b.WriteString(`"end":0}`)
+	d := Doc{Strict: true}
+	v, err := d.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	for k, x := range v.Members() {
+		if want := fmt.Sprintf("k%d", count); count < n && (string(k) != want || x.Int() != 1) {
+			t.Fatalf("member %d is %s=%d, want %s=1", count, k, x.Int(), want)
+		}
+		count++
+	}
+	if count != n+1 {
+		t.Fatalf("%d members, want %d", count, n+1)
+	}
+}

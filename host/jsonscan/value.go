@@ -197,13 +197,7 @@ func (v Value) Members() iter.Seq2[[]byte, Value] {
 		}
 		nd := v.d.nodes
 		if nd[v.i].dup {
-			// JSON.parse's object: each key once, where it was first
-			// written, with its last value.
-			for k := v.i + 1; k < nd[v.i].next; k = v.d.nodes[k+1].next {
-				if first, x := v.firstOf(k); first && !yield(v.d.decoded(k), x) {
-					return
-				}
-			}
+			v.dupMembers(yield)
 			return
 		}
 		for k := v.i + 1; k < nd[v.i].next; k = nd[k+1].next {
