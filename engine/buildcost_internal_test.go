@@ -151,6 +151,9 @@ func TestBuildCostOfManyToolsAndSharedRules(t *testing.T) {
 // table, every bucket its state index, and the build spends at most a
 // tenth of the budget.
 func TestBuiltinsKeepTheirIndexes(t *testing.T) {
+	if maxBuildPerRule != 16 || maxBuildBase != 1<<16 {
+		t.Fatalf("docs/limits.md gives the build budget as 16 entries a rule plus 65,536")
+	}
 	for _, name := range policies.Names() {
 		p, diags := policies.Load(name, nil)
 		if diags.HasErrors() {

@@ -201,6 +201,9 @@ func TestCaveatsSayWhatIsAssumed(t *testing.T) {
 // The names alone took the page over MaxPageBytes, and no page was
 // written.
 func TestHostileSessionStringsAreCut(t *testing.T) {
+	if MaxSessionString != 512 {
+		t.Fatalf("docs/limits.md gives the bound as 512 bytes")
+	}
 	huge := strings.Repeat("é", 3<<20) // 6 MB, two bytes a character
 	b := NewReplayBuilder([]string{"a"})
 	for i := 0; i < 3; i++ {

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { fauxAssistantMessage } from "@earendil-works/pi-ai";
-import { goTool, onPath } from "../src/install.ts";
+import { BUILD_TIMEOUT_MS, goTool, onPath } from "../src/install.ts";
 import { extensionPath, type Pi, startPi } from "./harness.ts";
 
 const realBin = process.env.RESETPOLICY_BIN!;
@@ -130,6 +130,7 @@ printf '#!/bin/sh\\nexec ${realBin} "$@"\\n' > "$out"; chmod +x "$out"`,
 });
 
 test("a build that never ends is stopped at its bound: one notice, the footer cleared, the process gone", async () => {
+	assert.equal(BUILD_TIMEOUT_MS, 10 * 60 * 1000, "docs/limits.md gives the bound as 10 minutes");
 	const { root, pkg, goDir } = stubPackage();
 	const pidFile = join(root, "go.pid");
 	script(join(goDir, "go"), `echo $$ > ${pidFile}\nexec sleep 1000`);
