@@ -141,6 +141,10 @@ func edgeCases() []edgeCase {
 			lines[0] = append([]byte("\ufeff"), lines[0]...)
 			return 1
 		}},
+		{"a JSON value that is no object before the header", func(lines [][]byte) int {
+			lines[0] = append([]byte("5\n"), lines[0]...)
+			return 1
+		}},
 		{"white space around an entry", func(lines [][]byte) int {
 			i := lineWith(lines, usage, true)
 			lines[i] = append(append([]byte(" \t"), lines[i]...), " \r"...)

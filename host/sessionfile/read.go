@@ -196,7 +196,10 @@ func (rd *Reader) read(name string) (*File, error) {
 		if tooLong > 0 {
 			file.problem(file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine))
 		} else if v, ok := rd.parseLine(file, line); ok {
-			if v.Kind() != jsonscan.Object {
+			if v.Kind() != jsonscan.Object && !headerSeen {
+				// Pi's first entry, whatever JSON it is, must be the header.
+				return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
+			} else if v.Kind() != jsonscan.Object {
 				file.problem(file.Lines, "not a JSON object")
 			} else if !headerSeen {
 				if string(v.Get("type").Str()) != session.TypeSession || v.Get("id").Kind() != jsonscan.String {
