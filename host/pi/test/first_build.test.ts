@@ -5,7 +5,7 @@
 // notice saying what to do, and only absolute PATH entries are searched
 // for the engine and for go.
 //
-// Each test loads a copy of the package (src/ and package.json) whose
+// Each test loads a copy of the package (its entry, src/ and package.json) whose
 // engine-src/ is a stub module, with a stand-in `go` written by the test.
 
 import assert from "node:assert/strict";
@@ -26,6 +26,7 @@ function stubPackage(): { root: string; pkg: string; goDir: string } {
 	const pkg = join(root, "pkg");
 	mkdirSync(pkg);
 	cpSync(join(extensionPath, "src"), join(pkg, "src"), { recursive: true });
+	cpSync(join(extensionPath, "resetpolicy"), join(pkg, "resetpolicy"), { recursive: true });
 	cpSync(join(extensionPath, "package.json"), join(pkg, "package.json"));
 	symlinkSync(join(extensionPath, "node_modules"), join(pkg, "node_modules"));
 	mkdirSync(join(pkg, "engine-src", "cmd", "resetpolicy"), { recursive: true });
