@@ -191,7 +191,11 @@ func (b *bucket) hoist() {
 // dispatch chooses the fact the group's rules most often start their
 // guard by comparing with a literal, buckets the rules by its value, and
 // builds each bucket's state index.
-func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
+//
+// Every bucket holds the rules that do not test the fact, so the buckets
+// cost the values times those rules: past the budget the group keeps one
+// bucket.
+func (g *group) dispatch(p *rules.Policy, plan *rules.Plan, budget *buildBudget) {
 	count := map[int]int{}
 	best, bestN := -1, 1
 	for _, r := range g.rules {
@@ -203,27 +207,31 @@ func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
 			best, bestN = r.lit.Fact, n
 		}
 	}
-	if best < 0 {
-		b := bucket{rules: slices.Clone(g.rules)}
-		b.hoist()
-		b.index(p)
-		g.buckets = []bucket{b}
-		return
-	}
-	x := &litIndex{fact: best}
-	enum := plan.Facts[best].Enum
 	// Bucket ids follow the values in order of first appearance; the
 	// bucket of unnamed values comes last.
 	ids := map[string]int32{}
 	var values []string
+	shared := 0
 	for _, r := range g.rules {
 		if r.lit != nil && r.lit.Fact == best {
 			if _, ok := ids[r.lit.Str]; !ok {
 				ids[r.lit.Str] = int32(len(values))
 				values = append(values, r.lit.Str)
 			}
+		} else {
+			shared++
 		}
 	}
+	if best < 0 || !budget.take(len(g.rules)-shared+(len(values)+1)*shared) {
+		budget.spend(len(g.rules))
+		b := bucket{rules: slices.Clone(g.rules)}
+		b.hoist()
+		b.index(p, budget)
+		g.buckets = []bucket{b}
+		return
+	}
+	x := &litIndex{fact: best}
+	enum := plan.Facts[best].Enum
 	x.other = int32(len(values))
 	g.buckets = make([]bucket, len(values)+1)
 	for _, r := range g.rules {
@@ -260,6 +268,6 @@ func (g *group) dispatch(p *rules.Policy, plan *rules.Plan) {
 	g.lit = x
 	for i := range g.buckets {
 		g.buckets[i].hoist()
-		g.buckets[i].index(p)
+		g.buckets[i].index(p, budget)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -35,6 +36,8 @@ type plan struct {
 	table [][]step
 	key0  int
 	keys  []stateKey
+	// spent is the entries of the build budget its indexes hold.
+	spent int
 }
 
 type group struct {
@@ -61,6 +64,9 @@ type bucket struct {
 	key0    int
 	keys    []stateKey
 	rules   []*rule
+	// unindexed is set when some rule reads a slot but the build budget
+	// left no room for the state index: a decision checks from clauses.
+	unindexed bool
 	// pre, when set, is the first conjunct of every rule's guard, tested
 	// once for the bucket (see hoist); preBits is it as a mask test when
 	// hasPreBits. preParts is the conjunct pre tests.
@@ -184,6 +190,11 @@ func (e *Engine) build(k int) {
 	p, pl := e.policy, &e.plans[k]
 	rp := p.Plans[k]
 	var groups []group
+	n := 0
+	for _, pg := range rp.Groups {
+		n += len(pg.Rules)
+	}
+	budget := newBuildBudget(n)
 	for _, pg := range rp.Groups {
 		g := group{name: pg.Group.Name}
 		for _, cr := range pg.Rules {
@@ -192,7 +203,7 @@ func (e *Engine) build(k int) {
 		if len(g.rules) == 0 {
 			continue // a group with nothing to say on this event costs nothing
 		}
-		g.dispatch(p, rp)
+		g.dispatch(p, rp, &budget)
 		for i := range g.buckets {
 			b := &g.buckets[i]
 			b.preBits, b.hasPreBits = bitsOf(b.preParts)
@@ -205,6 +216,7 @@ func (e *Engine) build(k int) {
 		groups = append(groups, g)
 	}
 	pl.groups = groups
+	pl.spent = newBuildBudget(n).left - budget.left
 	pl.pack()
 	pl.tabulate(p.Slots)
 	pl.built.Store(true)
@@ -341,8 +353,12 @@ func (e *Engine) NewSession() *Session {
 	return s
 }
 
-// index builds the bucket's state index.
-func (b *bucket) index(p *rules.Policy) {
+// index builds the bucket's state index, if the budget has room for
+// it: a list per key, each holding the bucket's rules whose from
+// matches. Its size is counted before anything is built, in time linear
+// in the rules, and each rule is then written only under the keys it
+// matches, so building it costs what it holds.
+func (b *bucket) index(p *rules.Policy, budget *buildBudget) {
 	seen := map[int]bool{}
 	size := 1
 	for _, r := range b.rules {
@@ -355,7 +371,7 @@ func (b *bucket) index(p *rules.Policy) {
 			b.keys = append(b.keys, stateKey{slot: f.slot, stride: size})
 			size *= n
 			if size > maxStateTable {
-				b.keys = nil
+				b.keys, b.unindexed = nil, true
 				return
 			}
 		}
@@ -363,33 +379,82 @@ func (b *bucket) index(p *rules.Policy) {
 	if len(b.keys) == 0 {
 		return
 	}
-	b.byState = make([][]*rule, size)
-	codes := make([]int, len(p.Slots))
-	matches := func(r *rule) bool {
-		for _, f := range r.from {
-			if f.mask&(1<<uint(codes[f.slot])) == 0 {
-				return false
+	// allowed[i] lists the codes of key slot i a rule's from allows.
+	allowed := make([][]int, len(b.keys))
+	ruleAllowed := func(r *rule) int {
+		keys := 1
+		for i, k := range b.keys {
+			n := len(p.Slots[k.slot].Enum)
+			mask := uint64(1)<<uint(n) - 1
+			for _, f := range r.from {
+				if f.slot == k.slot {
+					mask &= f.mask
+				}
+			}
+			allowed[i] = allowed[i][:0]
+			for c := 0; c < n; c++ {
+				if mask&(1<<uint(c)) != 0 {
+					allowed[i] = append(allowed[i], c)
+				}
+			}
+			keys *= len(allowed[i])
+		}
+		return keys
+	}
+	entries := 0
+	for _, r := range b.rules {
+		entries += ruleAllowed(r)
+		if entries > budget.left {
+			break
+		}
+	}
+	if !budget.take(size + entries) {
+		b.keys, b.unindexed = nil, true
+		return
+	}
+	// each calls visit with every key the rule matches.
+	pos := make([]int, len(b.keys))
+	each := func(r *rule, visit func(key int)) {
+		if ruleAllowed(r) == 0 {
+			return
+		}
+		for i := range pos {
+			pos[i] = 0
+		}
+		for {
+			key := 0
+			for i, k := range b.keys {
+				key += allowed[i][pos[i]] * k.stride
+			}
+			visit(key)
+			i := 0
+			for ; i < len(pos); i++ {
+				if pos[i]++; pos[i] < len(allowed[i]) {
+					break
+				}
+				pos[i] = 0
+			}
+			if i == len(pos) {
+				return
 			}
 		}
-		return true
 	}
-	// Every key's list is a slice of one array, cut once the array is
-	// whole: a list of its own for each of up to maxStateTable keys was
-	// most of the allocations of engine.New.
-	var all []*rule
+	// Every key's list is a slice of one array, counted first and then
+	// filled in file order: a list of its own for each of up to
+	// maxStateTable keys was most of the allocations of engine.New.
 	starts := make([]int, size+1)
-	for key := 0; key < size; key++ {
-		for _, k := range b.keys {
-			codes[k.slot] = key / k.stride % len(p.Slots[k.slot].Enum)
-		}
-		starts[key] = len(all)
-		for _, r := range b.rules {
-			if matches(r) {
-				all = append(all, r)
-			}
-		}
+	for _, r := range b.rules {
+		each(r, func(key int) { starts[key+1]++ })
 	}
-	starts[size] = len(all)
+	for key := 0; key < size; key++ {
+		starts[key+1] += starts[key]
+	}
+	all := make([]*rule, starts[size])
+	next := slices.Clone(starts[:size])
+	for _, r := range b.rules {
+		each(r, func(key int) { all[next[key]] = r; next[key]++ })
+	}
+	b.byState = make([][]*rule, size)
 	for key := range b.byState {
 		if i, j := starts[key], starts[key+1]; j > i {
 			b.byState[key] = all[i:j:j]
@@ -399,4 +464,35 @@ func (b *bucket) index(p *rules.Policy) {
 	if len(b.keys) == 0 {
 		b.keys = nil
 	}
+}
+
+// The indexes of a plan (its buckets' rule lists and state indexes) hold
+// at most maxBuildPerRule entries a rule of the plan, plus maxBuildBase:
+// past that, a bucket is left unindexed and a group undispatched, and a
+// decision checks the from clauses and guards of the rules it scans.
+// Without the bound a plan's indexes grew with the rules times the state
+// keys (40,000 rules over 12 two-valued slots: 3.8 GB and 16 s to build)
+// or the rules times the dispatched values.
+const (
+	maxBuildPerRule = 16
+	maxBuildBase    = 1 << 16
+)
+
+// buildBudget is what is left of a plan's index entries.
+type buildBudget struct{ left int }
+
+func newBuildBudget(rules int) buildBudget {
+	return buildBudget{left: maxBuildPerRule*rules + maxBuildBase}
+}
+
+// spend spends n entries that are needed whatever is left.
+func (b *buildBudget) spend(n int) { b.left = max(0, b.left-n) }
+
+// take spends n entries, or reports that there is no room for them.
+func (b *buildBudget) take(n int) bool {
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
 }

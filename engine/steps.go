@@ -35,8 +35,9 @@ type cell struct {
 const maxTableCells = 1 << 14
 
 // tabulate builds the plan's state table, or leaves it nil when the
-// slots its rules read have more combinations than maxStateTable, or the
-// table would exceed maxTableCells. A plan whose rules read no slot has
+// slots its rules read have more combinations than maxStateTable, the
+// table would exceed maxTableCells, or a bucket has no state index (the
+// build budget left none). A plan whose rules read no slot has
 // one key. The rules must be packed.
 func (pl *plan) tabulate(slots []*rules.Slot) {
 	seen := map[int]bool{}
@@ -57,6 +58,11 @@ func (pl *plan) tabulate(slots []*rules.Slot) {
 	}
 	buckets := 0
 	for gi := range pl.groups {
+		for bi := range pl.groups[gi].buckets {
+			if pl.groups[gi].buckets[bi].unindexed {
+				return // its candidates need their from checked
+			}
+		}
 		buckets += len(pl.groups[gi].buckets)
 	}
 	if size*buckets > maxTableCells {

@@ -7,8 +7,9 @@
 // Y0–Y1 where the processor has AVX2 (the same steps, half the
 // instructions):
 //
-//   - A block with no quote, no backslash and no byte that is not ASCII,
-//     and not escaped by the block before it, counts 64 units: one test.
+//   - A block with no quote, no backslash, no raw control character and
+//     no byte that is not ASCII, and not escaped by the block before it,
+//     counts 64 units: one test.
 //   - Any other block is read as bit masks, one bit a byte: quotes (Q),
 //     backslashes (B), u bytes (U), bytes that are not ASCII (H),
 //     continuation bytes 10xxxxxx (C) and four-byte leads 11110xxx (L).
@@ -22,10 +23,16 @@
 //     backslash and the byte it escapes are one unit), less C, plus L
 //     (a four-byte character is a surrogate pair), as wide counts them.
 //
+//   - A raw control character (below 0x20) before the closing quote, or
+//     an escaped byte other than " \ n t (and u, above), is sent to the
+//     two passes too, which check the string as strict JSON.
+//
 // Registers: SI the block, DI the last block's start, R8 the body's
 // start, R9 the units, R10 the carry (1: the block's first byte is
-// escaped), R11 the escapes met, R13 H; AX BX CX DX R12 scratch; X8–X13
-// (Y8–Y13) the bytes compared with, broadcast.
+// escaped), R11 the escapes met, R13 H; AX BX CX DX R12 R14 scratch
+// (R14 and X15 are free in an ABI0 function: its wrapper restores them);
+// X8–X13 (Y8–Y13) the bytes compared with, broadcast; X14 0x1F (Y15
+// 0x20), and X6 X7 n and t.
 
 // MASK sets dst to one bit for each byte of X0–X3 whose compare with the
 // broadcast cmp (PCMPEQB) is true.
@@ -46,6 +53,10 @@
 // below -64) and the four-byte leads (above -17 and below -8) of x.
 #define CONT1(x) MOVO X11, X4; PCMPGTB x, X4
 #define LEAD1(x) MOVO x, X4; PCMPGTB X12, X4; MOVO X13, X5; PCMPGTB x, X5; PAND X5, X4
+
+// CTRL1 flags, in X4, the bytes of x that are 0x1F or below: unsigned
+// min(x, 0x1F) is x.
+#define CTRL1(x) MOVO X14, X4; PMINUB x, X4; PCMPEQB x, X4
 
 #define BITS(F, dst) \
 	F(X0); PMOVMSKB X4, dst; \
@@ -143,6 +154,9 @@ TEXT ·scanBlocks(SB), NOSPLIT, $0-56
 	BROADCAST(0xC0C0C0C0C0C0C0C0, X11) // -64
 	BROADCAST(0xEFEFEFEFEFEFEFEF, X12) // -17
 	BROADCAST(0xF8F8F8F8F8F8F8F8, X13) // -8
+	BROADCAST(0x1F1F1F1F1F1F1F1F, X14) // the last control character
+	BROADCAST(0x6E6E6E6E6E6E6E6E, X6)  // n
+	BROADCAST(0x7474747474747474, X7)  // t
 
 loop:
 	CMPQ SI, DI
@@ -165,6 +179,10 @@ loop:
 	MOVO X1, X5; PCMPEQB X9, X5; POR X5, X4
 	MOVO X2, X5; PCMPEQB X9, X5; POR X5, X4
 	MOVO X3, X5; PCMPEQB X9, X5; POR X5, X4
+	// And for any control character: the bytes' unsigned minimum is
+	// 0x1F or below.
+	MOVO X0, X5; PMINUB X1, X5; PMINUB X2, X5; PMINUB X3, X5
+	MOVO X14, X15; PMINUB X5, X15; PCMPEQB X5, X15; POR X15, X4
 	PMOVMSKB X4, AX
 	ORQ  R10, AX
 	JNZ  block
@@ -180,6 +198,18 @@ block:
 	ORQ  R13, BX
 	ANDQ CX, BX
 	MOVQ BX, DX
+	BITS(CTRL1, R14)
+	ORQ  R14, DX
+	TESTQ CX, CX
+	JZ   sseplain
+	// The escapes the block takes in stride: \" \\ \n \t.
+	MASK(X8, R14)
+	MASK(X9, BX); ORQ BX, R14
+	MASK(X6, BX); ORQ BX, R14
+	MASK(X7, BX); ORQ BX, R14
+	NOTQ R14; ANDQ CX, R14; ORQ R14, DX
+
+sseplain:
 	MASK(X8, BX)
 	OPEN_BLOCK(closed, slow)
 	TESTQ R13, R13
@@ -213,6 +243,7 @@ avx2:
 	BROADCASTY(0xC0, Y11) // -64
 	BROADCASTY(0xEF, Y12) // -17
 	BROADCASTY(0xF8, Y13) // -8
+	BROADCASTY(0x20, Y15) // the first byte that is no control character
 
 avx2loop:
 	CMPQ SI, DI
@@ -225,8 +256,12 @@ avx2loop:
 	VPCMPEQB Y9, Y1, Y5
 	VPOR Y2, Y3, Y6
 	VPOR Y4, Y5, Y7
-	VPOR Y0, Y6, Y6
-	VPOR Y1, Y7, Y7
+	// Below 0x20 as signed bytes: a control character, or a byte that
+	// is not ASCII.
+	VPCMPGTB Y0, Y15, Y14
+	VPOR Y14, Y6, Y6
+	VPCMPGTB Y1, Y15, Y14
+	VPOR Y14, Y7, Y7
 	VPOR Y6, Y7, Y6
 	VPMOVMSKB Y6, AX
 	ORQ  R10, AX
@@ -245,6 +280,23 @@ avx2block:
 	ORQ  R13, BX
 	ANDQ CX, BX
 	MOVQ BX, DX
+	VPCMPGTB Y0, Y15, Y6
+	VPCMPGTB Y1, Y15, Y7
+	YMASK(Y6, Y7, R14)
+	MOVQ R13, AX; NOTQ AX; ANDQ AX, R14 // less the bytes that are not ASCII
+	ORQ  R14, DX
+	TESTQ CX, CX
+	JZ   avx2plain
+	// The escapes the block takes in stride: \" \\ \n \t.
+	YMASK(Y2, Y4, R14)
+	YMASK(Y3, Y5, BX); ORQ BX, R14
+	MOVQ $0x6E, AX; MOVQ AX, X6; VPBROADCASTB X6, Y6
+	VPCMPEQB Y6, Y0, Y7; VPCMPEQB Y6, Y1, Y6; YMASK(Y7, Y6, BX); ORQ BX, R14
+	MOVQ $0x74, AX; MOVQ AX, X6; VPBROADCASTB X6, Y6
+	VPCMPEQB Y6, Y0, Y7; VPCMPEQB Y6, Y1, Y6; YMASK(Y7, Y6, BX); ORQ BX, R14
+	NOTQ R14; ANDQ CX, R14; ORQ R14, DX
+
+avx2plain:
 	YMASK(Y2, Y4, BX)
 	OPEN_BLOCK(avx2closed, avx2slow)
 	TESTQ R13, R13

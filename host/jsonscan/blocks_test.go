@@ -11,8 +11,8 @@ import (
 // bytes at a time, on strings made to meet its cases at every offset of a
 // block: escapes and runs of backslashes across a block's end, a quote
 // right after one, \u escapes, two- to four-byte characters, bytes that
-// are not UTF-8, an escaped byte that is not ASCII, and strings that do
-// not end. Both readings must find the same end, length and escapes.
+// are not UTF-8, an escaped byte that is not ASCII, raw control
+// characters and escapes JSON does not have, and strings that do not end. Both readings must find the same end, length and escapes.
 // Each block scan the processor has runs: SSE2, and AVX2 where it is.
 func TestBlocksAgreeWithWords(t *testing.T) {
 	eachBlockScan(t, blocksAgreeWithWords)
@@ -30,7 +30,10 @@ func eachBlockScan(t *testing.T, test func(*testing.T, blockLevel)) {
 }
 
 func blocksAgreeWithWords(t *testing.T, level blockLevel) {
-	pieces := []string{"a", "bcdefgh", " ", "é", "日", "😀", `\"`, `\\`, `\\\\`, `\\\"`, `\n`, `\/`, `\u00e9`, "\\\xc3\xa9", "\xff", "\x80", `"`, `\`}
+	pieces := []string{"a", "bcdefgh", " ", "é", "日", "😀", `\"`, `\\`, `\\\\`, `\\\"`, `\n`, `\/`, `\u00e9`, "\\\xc3\xa9", "\xff", "\x80", `"`, `\`,
+		// What a strict read refuses, and the escapes the scans take in
+		// stride or not: both must send the same strings to the two passes.
+		"\x01", "\t", "\x00", "\x1f", `\q`, `\t`, `\r`, `\b`, `\f`, `\u12`}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for n := 0; n < 40000; n++ {
 		var b strings.Builder

@@ -5,8 +5,14 @@
 //
 // # What it owns
 //
-//   - The parse: a Doc reads the JSON values of one text in turn (Next),
-//     or exactly one (Parse). It accepts what github.com/valyala/fastjson,
+//   - The parse, strict: a Doc with Strict set reads as JavaScript's
+//     JSON.parse reads (RFC 8259 exactly; of a key an object writes twice,
+//     the last value at the place of the first, Dup naming it), which is
+//     how Pi reads a session file's lines. FuzzStrictAgreesWithEncodingJSON
+//     holds it to encoding/json on what is JSON and on the values. UTF-8 is
+//     the caller's to check, as encoding/json leaves it.
+//   - The parse, lenient: a Doc reads the JSON values of one text in turn
+//     (Next), or exactly one (Parse). It accepts what github.com/valyala/fastjson,
 //     the tokenizer the rest of the project uses, accepts, and fails where
 //     it fails, with its error messages, the text they quote cut to 32
 //     bytes (as far as FuzzAgreesWithFastjson and TestAgreesOnMutatedLines

@@ -49,6 +49,9 @@ func (v Value) At(k Key) Value {
 	if o.kind != Object {
 		return Value{}
 	}
+	if o.dup {
+		return v.lastMember(k.s)
+	}
 	src := v.d.src
 	p := unsafe.Pointer(unsafe.SliceData(src))
 	for j := v.i + 1; j < o.next; j = nd[j+1].next {

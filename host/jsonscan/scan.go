@@ -50,8 +50,9 @@ type node struct {
 	dstart, dend int32
 	kind         Kind
 	// esc: a string with a backslash in it (Str decodes it); an object
-	// with such a key.
-	esc, dec bool
+	// with such a key. dup: an object with a key written twice (a strict
+	// Doc only).
+	esc, dec, dup bool
 }
 
 // Doc reads JSON texts, reusing its table from one value to the next. It
@@ -66,7 +67,24 @@ type Doc struct {
 	// blocks: the block scan the text's strings are read with (asked
 	// once a text, not once a string).
 	blocks blockLevel
+	// Strict reads as JavaScript's JSON.parse reads: the grammar of RFC
+	// 8259 exactly (no raw control character in a string, no unknown
+	// escape, no NaN, no leading zero), and of a key written twice in an
+	// object, the last value (see Dup). Set it before Init or Parse.
+	Strict bool
+	// dup: the key of the first object key written twice, when the last
+	// value read has one (strict only).
+	dup    []byte
+	hasDup bool
+	// keySets: the keys of the objects of many keys being read.
+	keySets map[int32]map[string]struct{}
 }
+
+// Dup reports whether the value last read has an object with a key
+// written twice, and the first such key (decoded). JSON.parse keeps the
+// last value of such a key at the place of the first; a strict Doc reads
+// it so (At, Get and Members), fastjson and a lenient Doc take the first.
+func (d *Doc) Dup() ([]byte, bool) { return d.dup, d.hasDup }
 
 // Init starts reading the JSON values of b, in place: b must not change
 // while the Doc's values are read. A text longer than MaxText is not read:
@@ -74,6 +92,8 @@ type Doc struct {
 func (d *Doc) Init(b []byte) {
 	d.src, d.pos, d.err = b, 0, nil
 	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
+	d.dup, d.hasDup = d.dup[:0], false
+	clear(d.keySets)
 	d.blocks = noBlocks
 	if len(b) >= 64 {
 		d.blocks = blocksHere()
@@ -105,6 +125,8 @@ func (d *Doc) Next() bool {
 		return false
 	}
 	d.nodes, d.dec = d.nodes[:0], d.dec[:0]
+	d.dup, d.hasDup = d.dup[:0], false
+	clear(d.keySets)
 	end, err := d.value(d.pos, 0)
 	if err != nil {
 		d.err = err
@@ -235,7 +257,7 @@ func (d *Doc) value(i, depth int) (int, error) {
 			lit, kind = "null", Null
 		}
 		if len(s)-i < len(lit) || string(s[i:i+len(lit)]) != lit {
-			if c == 'n' && len(s)-i >= 3 && strings.EqualFold(string(s[i:i+3]), "nan") {
+			if c == 'n' && !d.Strict && len(s)-i >= 3 && strings.EqualFold(string(s[i:i+3]), "nan") {
 				d.leaf(Number, i, i+3)
 				return i + 3, nil
 			}
@@ -245,11 +267,57 @@ func (d *Doc) value(i, depth int) (int, error) {
 		return i + len(lit), nil
 	}
 	end, err := rawNumber(s, i)
+	if err == nil && d.Strict {
+		err = strictNumber(s[i:end])
+	}
 	if err != nil {
 		return end, fmt.Errorf("cannot parse number: %s", err)
 	}
 	d.leaf(Number, i, end)
 	return end, nil
+}
+
+// strictNumber checks a number's text against JSON's grammar:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, as JSON.parse does (no
+// leading zero, no bare point, no sign but a leading minus, no inf or
+// nan).
+func strictNumber(b []byte) error {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return fmt.Errorf("not a JSON number: %s", quoteTail(b))
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return fmt.Errorf("not a JSON number: %s", quoteTail(b))
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return fmt.Errorf("not a JSON number: %s", quoteTail(b))
+		}
+	}
+	if i != len(b) {
+		return fmt.Errorf("not a JSON number: %s", quoteTail(b))
+	}
+	return nil
 }
 
 func (d *Doc) leaf(k Kind, start, end int) {
@@ -311,6 +379,7 @@ func (d *Doc) object(i, depth int) (int, error) {
 	if s[i] == '}' {
 		return d.close(k, i+1), nil
 	}
+	var seen uint64
 	for {
 		if i >= len(s) || s[i] != '"' {
 			if i = skipWS(s, i); i == len(s) || s[i] != '"' {
@@ -321,10 +390,26 @@ func (d *Doc) object(i, depth int) (int, error) {
 		if !ok {
 			return len(s), errors.New(`cannot parse object key: missing closing '"'`)
 		}
+		// scanKey reports a key with a control character as escaped, so
+		// a key that is not is strict JSON already.
+		if esc && d.Strict && !strictBody(s[i+1:end], esc) {
+			return end, errors.New("cannot parse object key: a raw control character or an unknown escape")
+		}
 		key := len(d.nodes)
 		d.add(String, i+1, end, key+1, 0, esc)
 		if esc {
 			d.nodes[k].esc = true
+		}
+		if d.Strict {
+			// Keys are compared only when one may repeat: every key sets
+			// a bit of seen picked by its length and end bytes, and a key
+			// whose bit is set, or an object with an escaped key (whose
+			// text is not its bytes), is compared with the keys before.
+			bit := keyBit(s[i+1 : end])
+			if seen&bit != 0 || d.nodes[k].esc {
+				d.checkDup(int32(k), int32(key))
+			}
+			seen |= bit
 		}
 		if i = end + 1; i >= len(s) || s[i] != ':' {
 			if i = skipWS(s, i); i == len(s) || s[i] != ':' {
@@ -374,6 +459,15 @@ func (d *Doc) str(s []byte, i int) (int, error) {
 	end, n, esc, ok := scanString(s, i+1, d.blocks)
 	if !ok {
 		return len(s), errors.New(`cannot parse string: missing closing '"'`)
+	}
+	// The scans send a string with a raw control character or an escape
+	// they do not take in stride to EscapedLen's two passes, marked by
+	// n < 0 when the body is not strict JSON; a lenient Doc reads on.
+	if n < 0 {
+		if d.Strict {
+			return end, errors.New("cannot parse string: a raw control character or an unknown escape")
+		}
+		n = EscapedLen(s[i+1 : end])
 	}
 	k := len(d.nodes)
 	d.add(String, i+1, end, k+1, clamp32(n), esc)

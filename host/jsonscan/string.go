@@ -15,7 +15,18 @@ const (
 	quotes  = '"' * ones
 	slashes = '\\' * ones
 	us      = 'u' * ones
+	ns      = 'n' * ones
+	ts      = 't' * ones
+	spaces  = ' ' * ones
+	// ctrlAdd takes a byte's low seven bits to 0x80 or past exactly when
+	// they are 0x20 or more (see ctrl).
+	ctrlAdd = 0x60 * ones
 )
+
+// ctrl has the high bit set in every byte of x below 0x20, a raw control
+// character, which a JSON string may not hold; no carry runs between
+// bytes (0x7F + 0x60 < 0x100).
+func ctrl(x uint64) uint64 { return ^((x&sevens + ctrlAdd) | x) & highs }
 
 // equal has the high bit set in every byte of x that is the byte of b
 // (b a byte times ones), and in no other: unlike the shorter test with a
@@ -133,7 +144,7 @@ func words(s []byte, i int, carry uint64) (int, int64, uint64, step, bool) {
 		// any (the borrow that makes the subtraction flag more bytes than
 		// match runs only from a byte that matches).
 		tq, tb := x^quotes, x^slashes
-		if ((tq-ones)&^tq|(tb-ones)&^tb|x)&highs|carry == 0 {
+		if ((tq-ones)&^tq|(tb-ones)&^tb|(x-spaces)&^x|x)&highs|carry == 0 {
 			n += 8
 			continue
 		}
@@ -144,15 +155,26 @@ func words(s []byte, i int, carry uint64) (int, int64, uint64, step, bool) {
 		}
 		e := b<<8 | carry
 		// An escaped byte that is u, or not ASCII, is EscapedLen's case
-		// to settle.
+		// to settle; so are a raw control character and an escape other
+		// than \" \\ \n \t, for the two passes to check.
 		if e&(x|equal(x, us)) != 0 {
 			return i, n, carry, slow, true
+		}
+		bad := ctrl(x)
+		if e != 0 {
+			bad |= e &^ (q | b | equal(x, ns) | equal(x, ts))
 		}
 		if q &^= e; q != 0 {
 			k := bits.TrailingZeros64(q) / 8
 			m := uint64(1)<<(8*k) - 1
+			if bad&m != 0 {
+				return i, n, carry, slow, true
+			}
 			// Each backslash and the byte it escapes are one unit.
 			return i + k, n + int64(k) - count(b&m) + wide(x&m), 0, closed, seen != 0
+		}
+		if bad != 0 {
+			return i, n, carry, slow, true
 		}
 		n += 8 - count(b) + wide(x)
 		carry = b >> 56
@@ -212,7 +234,9 @@ func bytesOf(s []byte, i, j int, n int64, carry uint64) (_ int, _ int64, _ uint6
 	for ; i < j; i++ {
 		c := s[i]
 		if escaped {
-			if c == 'u' {
+			switch c {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			default: // u, and what is no escape, for the two passes
 				return i, n, 0, slow, esc
 			}
 			// The escape is one unit, as EscapedLen counts it, whatever
@@ -229,6 +253,9 @@ func bytesOf(s []byte, i, j int, n int64, carry uint64) (_ int, _ int64, _ uint6
 			escaped, esc = true, true
 			continue
 		}
+		if c < 0x20 {
+			return i, n, 0, slow, esc
+		}
 		n += 1 + wideByte(c)
 	}
 	if escaped {
@@ -237,13 +264,54 @@ func bytesOf(s []byte, i, j int, n int64, carry uint64) (_ int, _ int64, _ uint6
 	return i, n, 0, more, esc
 }
 
-// slowString is scanString in two passes.
+// slowString is scanString in two passes; a body that is not strict
+// JSON (a raw control character, an unknown escape, a short \u) is
+// measured as -1, for the caller to refuse or measure leniently.
 func slowString(s []byte, i int) (int, int64, bool, bool) {
 	end, ok := stringEnd(s, i)
 	if !ok {
 		return len(s), 0, true, false
 	}
+	if !strictBody(s[i:end], true) {
+		return end, -1, true, true
+	}
 	return end, EscapedLen(s[i:end]), true, true
+}
+
+// strictBody reports whether a string literal's body is strict JSON: no
+// byte below 0x20, and each backslash one of the escapes \" \\ \/ \b
+// \f \n \r \t or \u with four hex digits. esc says whether it has a
+// backslash at all.
+func strictBody(b []byte, esc bool) bool {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c < 0x20 {
+			return false
+		}
+		if c != '\\' || !esc {
+			continue
+		}
+		if i+1 >= len(b) {
+			return false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i++
+		case 'u':
+			if i+6 > len(b) {
+				return false
+			}
+			for _, h := range b[i+2 : i+6] {
+				if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+					return false
+				}
+			}
+			i += 5
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // stringEnd is fastjson's way to the end of a string whose body starts at
@@ -266,7 +334,8 @@ func stringEnd(s []byte, i int) (int, bool) {
 	}
 }
 
-// scanKey finds the end of an object key whose body starts at s[i]: keys
+// scanKey finds the end of an object key whose body starts at s[i], and
+// reports a key with a backslash or a control character as escaped: keys
 // are short, and most have no escape, so a word at a time finds the
 // first quote or backslash (most keys fit in one or two), and the bytes
 // the last few words do not cover, one at a time.
@@ -276,21 +345,23 @@ func scanKey(s []byte, i int) (end int, esc, ok bool) {
 		p := unsafe.Pointer(unsafe.SliceData(s))
 		for last := len(s) - 8; j <= last; j += 8 {
 			x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, j))[:])
-			if m := equal(x, quotes) | equal(x, slashes); m != 0 {
+			if m := equal(x, quotes) | equal(x, slashes) | ctrl(x); m != 0 {
 				j += bits.TrailingZeros64(m) / 8
 				if s[j] == '"' {
 					return j, false, true
 				}
+				// A backslash, or a control character the caller checks
+				// as it checks escapes.
 				end, ok := stringEnd(s, i)
 				return end, true, ok
 			}
 		}
 	}
 	for ; j < len(s); j++ {
-		switch s[j] {
-		case '"':
+		switch c := s[j]; {
+		case c == '"':
 			return j, false, true
-		case '\\':
+		case c == '\\' || c < 0x20:
 			end, ok := stringEnd(s, i)
 			return end, true, ok
 		}

@@ -55,6 +55,9 @@ func (v Value) member(key string) Value {
 	if o.kind != Object {
 		return Value{}
 	}
+	if o.dup {
+		return v.lastMember(key)
+	}
 	for k := v.i + 1; k < o.next; k = nd[k+1].next {
 		// The length first, from the table: most keys differ in it, and
 		// the text is then not touched.
@@ -193,6 +196,10 @@ func (v Value) Members() iter.Seq2[[]byte, Value] {
 			return
 		}
 		nd := v.d.nodes
+		if nd[v.i].dup {
+			v.dupMembers(yield)
+			return
+		}
 		for k := v.i + 1; k < nd[v.i].next; k = nd[k+1].next {
 			if !yield(v.d.decoded(k), Value{v.d, k + 1}) {
 				return

@@ -68,11 +68,6 @@ func TestEstimateIsPis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Joined > 0 {
-				// Pi's JSON.parse drops a line holding two objects; the
-				// replay reads both (they are the file's entries).
-				t.Skipf("%d joined lines, which Pi drops", f.Joined)
-			}
 			want := piEstimates(t, node, pkg, file)
 			// A window no policy rule reaches: the replay follows the
 			// record throughout.

@@ -55,7 +55,7 @@ func NewReplayBuilder(settings []string) *ReplayBuilder {
 // Fail records a file that could not be replayed.
 func (b *ReplayBuilder) Fail(reason string) {
 	if len(b.sec.Failed) < MaxListed {
-		b.sec.Failed = append(b.sec.Failed, reason)
+		b.sec.Failed = append(b.sec.Failed, cut(reason))
 	}
 }
 
@@ -106,7 +106,7 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 		return
 	}
 	first := reports[0]
-	row := Session{File: first.File, Name: first.Name, Turns: first.Turns, Peak: first.PeakTokens,
+	row := Session{File: cut(first.File), Name: cut(first.Name), Turns: first.Turns, Peak: first.PeakTokens,
 		Resets: first.Resets, Checkpoints: first.Checkpoints, Warned: first.FirstWarning != nil}
 	if first.ContextWindow > 0 {
 		row.PeakShare = float64(first.PeakTokens) / float64(first.ContextWindow)
@@ -170,10 +170,13 @@ func (b *ReplayBuilder) Section() *ReplaySection {
 	used := 0
 	for _, c := range cands {
 		s := &sec.Sessions[c.row]
-		s.Reports = c.reports
+		s.Reports = make([]*replay.Report, len(c.reports))
+		for i, r := range c.reports {
+			s.Reports[i] = pageReport(r)
+		}
 		s.Chart = Chart(c.reports, c.thresholds)
 		size := len(s.Chart)
-		if enc, err := json.Marshal(c.reports); err == nil {
+		if enc, err := json.Marshal(s.Reports); err == nil {
 			size += len(enc)
 		}
 		if used+size > ChartBudget {

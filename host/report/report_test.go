@@ -193,3 +193,68 @@ func TestCaveatsSayWhatIsAssumed(t *testing.T) {
 		t.Errorf("close-outs assumed, yet the caveat says the session ran on:\n%s", got)
 	}
 }
+
+// Two sessions of 6 MB names (and ids, models, notes, problems, skipped
+// entry types, rejected events) among three, and a failed file of a 6 MB
+// reason: the page is written, every one of its strings of a session
+// within MaxSessionString, the hostile sessions still listed and charted.
+// The names alone took the page over MaxPageBytes, and no page was
+// written.
+func TestHostileSessionStringsAreCut(t *testing.T) {
+	if MaxSessionString != 512 {
+		t.Fatalf("docs/limits.md gives the bound as 512 bytes")
+	}
+	huge := strings.Repeat("é", 3<<20) // 6 MB, two bytes a character
+	b := NewReplayBuilder([]string{"a"})
+	for i := 0; i < 3; i++ {
+		r := rep(fmt.Sprintf("s%d", i), 150000, 1, 3)
+		if i < 2 {
+			r.Name, r.Session, r.Model, r.Leaf, r.File = huge, huge, huge, huge, huge+fmt.Sprint(i)
+			r.Notes, r.Errors = []string{huge}, []string{huge}
+			r.Skipped = map[string]int{huge: 2}
+			r.Rejected = []replay.Rejected{{Turn: 1, Event: huge, Error: huge}}
+			r.Decisions[0].Effects[0]["text"] = huge
+		}
+		b.Add([]*replay.Report{r}, nil)
+	}
+	b.Fail(huge)
+	sec := b.Section()
+	if len(sec.Sessions) != 3 || sec.Charted != 3 {
+		t.Fatalf("%d listed, %d charted; want 3 and 3", len(sec.Sessions), sec.Charted)
+	}
+	var page bytes.Buffer
+	if err := Write(&page, &Doc{Replay: sec}); err != nil {
+		t.Fatal(err)
+	}
+	if page.Len() > 1<<20 {
+		t.Errorf("the page is %d bytes", page.Len())
+	}
+	// Every string of the section, decoded, is within the bound.
+	enc, _ := json.Marshal(sec)
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			if len(v) > MaxSessionString {
+				t.Errorf("a string of %d bytes on the page: %.40q…", len(v), v)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				walk(k)
+				if k != "chart" {
+					walk(x)
+				}
+			}
+		}
+	}
+	var tree any
+	json.Unmarshal(enc, &tree)
+	walk(tree)
+	if n := sec.Sessions[0].Name; !strings.HasPrefix(n, "éé") || !strings.HasSuffix(n, "… (6291456 bytes)") {
+		t.Errorf("a cut name keeps its start and says its length: %.20q…%q", n, n[len(n)-20:])
+	}
+}

@@ -7,15 +7,20 @@
 //
 // # What it owns
 //
-//   - The line reader: lines split on '\n' as Pi splits them; a line may
-//     hold several JSON objects with no newline between them (each is an
-//     entry); a line that is not JSON is a Problem with its line number,
-//     never a failure of the whole file; a cut object followed on its
-//     line by the next entry is a Problem, and the entries after it are
-//     read. JSON is read with host/jsonscan, which measures every string
-//     for Pi's estimate as it reads it, into a table reused for every
-//     line. A token count that is no count (negative, fractional, NaN,
-//     over MaxTokenCount) is a Problem of its line and is not used.
+//   - The line reader: each line read exactly as Pi 1.6 reads it when it
+//     opens a session (loadEntriesFromFile; see line.go): lines split on
+//     '\n', invalid UTF-8 decoded as Node decodes it (each maximal
+//     ill-formed sequence one U+FFFD), a line JavaScript's trim() leaves
+//     empty skipped, every other line JSON.parse'd (host/jsonscan's strict
+//     Doc) and dropped where JSON.parse throws: not strict JSON, two
+//     values, a cut object then the next entry, a byte order mark; of a
+//     key written twice, the last value. Each line where that differs
+//     from what its bytes seem to say is a Problem with its line number,
+//     never a failure of the whole file. JSON is read with host/jsonscan,
+//     which measures every string for Pi's estimate as it reads it, into a
+//     table reused for every line. A token count that is no count
+//     (negative, fractional, over MaxTokenCount) is a Problem of its line
+//     and is not used.
 //   - Pi's migrations (session-manager.js migrateV1ToV2, migrateV2ToV3):
 //     version 1 entries get ids and a parent chain in file order and a
 //     compaction's firstKeptEntryIndex becomes firstKeptEntryId; version 2

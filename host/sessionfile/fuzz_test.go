@@ -36,6 +36,26 @@ func FuzzRead(f *testing.F) {
 	// entries, absurd token counts.
 	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"message","id":"a","message":{"content":[{"type":"text","text":"h"}],"t{"type":"compaction","id":"c","parentId":"a"}{"type":"message","id":"b","parentId":"c"}`))
 	f.Add([]byte(`{"type":"session","id":"x"}` + "\n" + `{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":1e999,"output":-1,"totalTokens":NaN}}}`))
+	// The lines JSON.parse, and so Pi, reads otherwise than the bytes seem
+	// to say: a key written twice (escaped too), numbers and literals JSON
+	// does not write, raw control characters, unknown and short escapes,
+	// invalid UTF-8 of every kind, two values on a line, byte order marks.
+	head := `{"type":"session","version":3,"id":"x"}` + "\n"
+	for _, line := range []string{
+		`{"type":"message","id":"a","message":{"role":"assistant","usage":{"totalTokens":190000,"totalTokens":181120}}}`,
+		`{"type":"message","id":"a","message":{"role":"assistant","usage":{"totalTokens":1,"t\u006ftalTokens":2}}}`,
+		`{"type":"message","id":"a","type":"compaction","message":{"role":"user","role":"assistant","usage":{},"usage":{"input":5}}}`,
+		`{"type":"message","id":"a","message":{"role":"assistant","usage":{"input":01,"output":1000.,"cacheRead":NaN}}}`,
+		"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"a\x01b\tc\x00\"}}",
+		`{"type":"message","id":"a","message":{"role":"user","content":"\q \u12"}}`,
+		"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"\x80\x80\xc0\x80\xe2\x82 \xed\xa0\x80\xf4\x90\x80\x80\xff\xf0\x9f\x98\"}}",
+		`{"type":"message","id":"a"}{"type":"message","id":"b","parentId":"a"}`,
+		"\ufeff{\"type\":\"message\",\"id\":\"a\"}",
+		"\ufeff",
+	} {
+		f.Add([]byte(head + line + "\n"))
+	}
+	f.Add([]byte("\ufeff" + head))
 	rd := sessionfile.NewReader(sessionfile.Options{MaxLine: 4096, MaxEntries: 64})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := rd.Read(bytes.NewReader(data), "fuzz")

@@ -2,7 +2,6 @@ package sessionfile
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +85,8 @@ type File struct {
 	// MoreProblems.
 	Problems     []Problem
 	MoreProblems int
-	// Joined counts lines that held more than one JSON object.
+	// Joined counts lines that held more than one JSON value, which Pi's
+	// JSON.parse, and so the reader, drops.
 	Joined int
 	// Lines is the number of lines read.
 	Lines int
@@ -107,7 +107,9 @@ type Reader struct {
 	dec  decodeState
 	doc  jsonscan.Doc
 	buf  []byte
-	br   *bufio.Reader
+	// fixed holds a line of invalid UTF-8 as Node decodes it.
+	fixed []byte
+	br    *bufio.Reader
 	// entries and byID are reused from file to file, so that reading a
 	// corpus allocates for the largest session, not for every one.
 	chunks [][]Entry
@@ -137,6 +139,7 @@ func (f *File) next() *Entry {
 func NewReader(opts Options) *Reader {
 	opts.norm()
 	rd := &Reader{opts: opts, br: bufio.NewReaderSize(nil, 256<<10)}
+	rd.doc.Strict = true
 	rd.dec.Options = &rd.opts
 	return rd
 }
@@ -192,93 +195,50 @@ func (rd *Reader) read(name string) (*File, error) {
 		}
 		if tooLong > 0 {
 			file.problem(file.Lines, fmt.Sprintf("line of %d bytes is over the %d-byte bound; skipped", len(line)+tooLong, rd.opts.MaxLine))
-		} else if t := bytes.TrimSpace(line); len(t) > 0 {
-			n := 0
-			seg := t
-			var done bool
-			var result *File
-			var rerr error
-			budget := maxResume
-			for {
-				rd.doc.Init(seg)
-				scan := func() (stop bool) {
-					for rd.doc.Next() {
-						n++
-						v := rd.doc.Value()
-						if v.Kind() != jsonscan.Object {
-							file.problem(file.Lines, "not a JSON object")
-							continue
-						}
-						if !headerSeen {
-							if string(v.Get("type").Str()) != session.TypeSession || v.Get("id").Kind() != jsonscan.String {
-								result, rerr = nil, fmt.Errorf("%s: %w", name, ErrNotSession)
-								return true
-							}
-							headerSeen = true
-							if ver := v.Get("version").Int(); ver > 0 {
-								file.Version = ver
-							}
-							file.SessionID = str(v, "id")
-							file.CWD = str(v, "cwd")
-							file.ParentSession = str(v, "parentSession")
-							continue
-						}
-						if string(v.At(keyType).Str()) == session.TypeSession {
-							// Pi keeps a second header in its entry list; it is
-							// not part of the tree.
-							file.problem(file.Lines, "a second session header; ignored")
-							continue
-						}
-						if file.n >= rd.opts.MaxEntries {
-							file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
-							file.Truncated = true
-							result, rerr = rd.finish(file, keptIndex)
-							return true
-						}
-						e := file.next()
-						*e = Entry{Line: int32(file.Lines)}
-						rd.dec.line = file.Lines
-						e.decode(v, &rd.dec)
-						if !Known(e.Type) {
-							if file.Skipped == nil {
-								file.Skipped = map[string]int{}
-							}
-							file.Skipped[e.Type]++
-						}
-						if file.Version < 2 && e.Type == session.TypeCompaction {
-							if k := v.Get("firstKeptEntryIndex"); k.Kind() == jsonscan.Number {
-								if keptIndex == nil {
-									keptIndex = map[int]int64{}
-								}
-								keptIndex[file.n-1] = int64(k.Int())
-							}
-						}
+		} else if v, ok := rd.parseLine(file, line); ok {
+			if v.Kind() != jsonscan.Object && !headerSeen {
+				// Pi's first entry, whatever JSON it is, must be the header.
+				return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
+			} else if v.Kind() != jsonscan.Object {
+				file.problem(file.Lines, "not a JSON object")
+			} else if !headerSeen {
+				if string(v.Get("type").Str()) != session.TypeSession || v.Get("id").Kind() != jsonscan.String {
+					return nil, fmt.Errorf("%s: %w", name, ErrNotSession)
+				}
+				headerSeen = true
+				if ver := v.Get("version").Int(); ver > 0 {
+					file.Version = ver
+				}
+				file.SessionID = str(v, "id")
+				file.CWD = str(v, "cwd")
+				file.ParentSession = str(v, "parentSession")
+			} else if string(v.At(keyType).Str()) == session.TypeSession {
+				// Pi keeps a second header in its entry list; it is
+				// not part of the tree.
+				file.problem(file.Lines, "a second session header; ignored")
+			} else if file.n >= rd.opts.MaxEntries {
+				file.problem(file.Lines, fmt.Sprintf("more than %d entries; the rest is not read", rd.opts.MaxEntries))
+				file.Truncated = true
+				return rd.finish(file, keptIndex)
+			} else {
+				e := file.next()
+				*e = Entry{Line: int32(file.Lines)}
+				rd.dec.line = file.Lines
+				e.decode(v, &rd.dec)
+				if !Known(e.Type) {
+					if file.Skipped == nil {
+						file.Skipped = map[string]int{}
 					}
-					return false
+					file.Skipped[e.Type]++
 				}
-				if done = scan(); done {
-					break
+				if file.Version < 2 && e.Type == session.TypeCompaction {
+					if k := v.Get("firstKeptEntryIndex"); k.Kind() == jsonscan.Number {
+						if keptIndex == nil {
+							keptIndex = map[int]int64{}
+						}
+						keptIndex[file.n-1] = int64(k.Int())
+					}
 				}
-				err := rd.doc.Err()
-				if err == nil {
-					break
-				}
-				// A writer that died mid-line leaves a cut object, and the
-				// next entry goes on the same line: read on from the next
-				// object start that scans cleanly to the end of the line.
-				rest, ok := resume(seg, &budget)
-				if !ok {
-					file.problem(file.Lines, "not JSON: "+err.Error())
-					break
-				}
-				file.problem(file.Lines, "a cut JSON object; the entries after it on the line are read")
-				seg = rest
-			}
-			if done {
-				return result, rerr
-			}
-			if n > 1 {
-				file.Joined++
 			}
 		}
 		if err == io.EOF {
@@ -303,34 +263,6 @@ func (rd *Reader) read(name string) (*File, error) {
 // header (lines that are not JSON objects may precede it, as in a file a
 // crashed writer left).
 const MaxLinesBeforeHeader = 1000
-
-// maxResume bounds the places on one line where resume tries a scan.
-const maxResume = 16
-
-// resume finds, after a scan of seg failed, where the next entry starts:
-// the first `{"type":` after seg's start from which the rest of the line
-// scans as JSON objects with no error. A nested block of the cut object
-// (content blocks also start with "type") does not scan cleanly to the
-// end of the line, so it is passed over. Each try costs one scan of the
-// rest of the line, and a line gets maxResume tries in all.
-func resume(seg []byte, budget *int) ([]byte, bool) {
-	var sc jsonscan.Doc
-	for i := 1; *budget > 0; *budget-- {
-		j := bytes.Index(seg[i:], []byte(`{"type":`))
-		if j < 0 {
-			return nil, false
-		}
-		cand := seg[i+j:]
-		sc.Init(cand)
-		for sc.Next() {
-		}
-		if sc.Err() == nil {
-			return cand, true
-		}
-		i += j + 1
-	}
-	return nil, false
-}
 
 // readLine returns the next line without its newline. A line over the
 // bound is consumed and only its length reported (tooLong > 0).

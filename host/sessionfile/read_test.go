@@ -160,10 +160,10 @@ func TestBranch(t *testing.T) {
 	}
 }
 
-// Messy files: two objects on one line are both read, a cut line is a
-// problem with its line number, extra entry types are kept in the tree
-// (their children still reach the root) and counted, and an error turn
-// with zero usage is read as it is.
+// Messy files, read as Pi reads them: a line of two objects is dropped
+// (JSON.parse throws on it) and so is a cut line, each a problem with its
+// line number; extra entry types are kept in the tree and counted, and an
+// error turn with zero usage is read as it is.
 func TestReadMessy(t *testing.T) {
 	name := "messy.jsonl.reset.2026-11-30T21-00-00-000Z"
 	if !sessionfile.IsSessionName(name) {
@@ -173,23 +173,27 @@ func TestReadMessy(t *testing.T) {
 	if f.Joined != 1 {
 		t.Errorf("joined lines %d, want 1", f.Joined)
 	}
-	if len(f.Problems) != 1 || f.Problems[0].Line != 8 || !strings.Contains(f.Problems[0].String(), "line 8: not JSON") {
-		t.Errorf("problems %v, want the cut line 8", f.Problems)
+	if len(f.Problems) != 2 || !strings.Contains(f.Problems[0].String(), "line 5: two JSON values on one line: Pi drops the line") ||
+		!strings.Contains(f.Problems[1].String(), "line 8: not JSON") {
+		t.Errorf("problems %v, want the joined line 5 and the cut line 8", f.Problems)
 	}
 	if f.Skipped["openclaw.checkpoint"] != 1 || len(f.Skipped) != 1 {
 		t.Errorf("skipped %v", f.Skipped)
 	}
+	// The dropped line held the parent of the entry after it, so the
+	// branch starts there, as Pi's does.
 	path, _ := f.Branch("")
-	if path[0].Type != session.TypeModelChange {
-		t.Errorf("the branch does not reach the root through the extra entry: starts at %s", path[0].Type)
+	if path[0].Type != session.TypeMessage {
+		t.Errorf("the branch starts at %s", path[0].Type)
 	}
 	last := path[len(path)-1]
 	if last.StopReason() != "error" || !last.HasUsage() || last.ContextTokens() != 0 || !strings.Contains(last.Extra().ErrorMessage, "too long") {
 		t.Errorf("error turn: %+v", last)
 	}
-	// 19 recorded entries (one line joined), the extra one and the error turn.
-	if f.Len() != 21 {
-		t.Errorf("%d entries, want 21", f.Len())
+	// 19 recorded entries less the two of the joined line, the extra one
+	// and the error turn.
+	if f.Len() != 19 {
+		t.Errorf("%d entries, want 19", f.Len())
 	}
 }
 
@@ -247,11 +251,10 @@ func TestWalk(t *testing.T) {
 }
 
 // A writer that died mid-line leaves a cut object, and Pi's next entry
-// goes on the same line: the entries after the cut are read (a nested
-// content block of the cut object is not taken for one), the cut is a
-// problem of its line, and a line that never scans cleanly is one
-// "not JSON" problem.
-func TestReadCutObjectThenEntry(t *testing.T) {
+// goes on the same line: JSON.parse throws on the line and Pi drops it,
+// the entries after the cut with it, and so does the reader, reporting
+// the line.
+func TestReadCutObjectDropsItsLine(t *testing.T) {
 	src := `{"type":"session","version":3,"id":"s"}
 {"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"one"}]}}
 {"type":"message","id":"cut","parentId":"a","message":{"role":"user","content":[{"type":"text","text":"hi"}],"tim{"type":"compaction","id":"c","parentId":"a","summary":"s","firstKeptEntryId":"a","tokensBefore":5}{"type":"message","id":"b","parentId":"c","message":{"role":"user","content":"two"}}
@@ -264,15 +267,15 @@ func TestReadCutObjectThenEntry(t *testing.T) {
 	for k := 0; k < f.Len(); k++ {
 		ids = append(ids, f.At(k).ID)
 	}
-	if strings.Join(ids, ",") != "a,c,b" {
-		t.Errorf("entries %v, want a,c,b", ids)
+	if strings.Join(ids, ",") != "a" {
+		t.Errorf("entries %v, want a", ids)
 	}
-	if len(f.Problems) != 2 || f.Problems[0].Line != 3 || !strings.Contains(f.Problems[0].Msg, "cut JSON object") ||
+	if len(f.Problems) != 2 || f.Problems[0].Line != 3 || !strings.Contains(f.Problems[0].Msg, "not JSON as Pi reads it") ||
 		f.Problems[1].Line != 4 || !strings.Contains(f.Problems[1].Msg, "not JSON") {
 		t.Errorf("problems %v", f.Problems)
 	}
 	path, _ := f.Branch("")
-	if len(path) != 3 || path[1].Type != session.TypeCompaction {
+	if len(path) != 1 {
 		t.Errorf("branch %d entries", len(path))
 	}
 }

@@ -13,7 +13,7 @@
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Engine, errorText } from "./engine.ts";
-import { locateEngine } from "./install.ts";
+import { findEngine, type Located, type Progress } from "./install.ts";
 import type { InitializeResult } from "./protocol.ts";
 import { restoreDurable } from "./durable.ts";
 import { apply, simple } from "./effects.ts";
@@ -82,11 +82,49 @@ export class ResetPolicyHost {
 
 // ------------------------------------------------------------ engine life
 
+/**
+ * The session start each host is on: a build that ends after its session
+ * was shut down or replaced starts nothing.
+ */
+const currentStart = new WeakMap<HostState, object>();
+
 async function onSessionStart(h: HostState, reason: string, ctx: ExtensionContext): Promise<void> {
 	h.lastCtx = ctx;
 	resetSessionState(h);
 	h.sessionKey = ctx.sessionManager.getSessionId();
-	if (!(await startEngine(h, ctx))) return;
+	const token = {};
+	currentStart.set(h, token);
+	h.engine?.close();
+	h.engine = undefined;
+	h.live = false;
+	h.noticeShown = false;
+	h.downReason = undefined;
+	const found = findEngine(buildProgress(ctx));
+	if ("pending" in found) {
+		// The first start builds the engine: the session starts now,
+		// without a policy, and the policy comes into force when the
+		// engine is ready (or the build's problem is the one notice).
+		void found.pending.then(async (located) => {
+			if (currentStart.get(h) !== token) return;
+			if ("bin" in located && (await startEngine(h, ctx, located))) {
+				await beginSession(h, reason, ctx);
+				// Told once the session start is decided: the policy is in
+				// force from here.
+				if (currentStart.get(h) === token && h.live) {
+					say(ctx, `resetpolicy: engine built in ${(located.built?.seconds ?? 0).toFixed(0)} s: ${located.bin}; the policy is in force from now on.`, "info");
+				}
+				return;
+			}
+			if ("problem" in located) failSafe(h, located.problem, false);
+		});
+		return;
+	}
+	if (!(await startEngine(h, ctx, found))) return;
+	await beginSession(h, reason, ctx);
+}
+
+/** What the session start decides once the engine answers. */
+async function beginSession(h: HostState, reason: string, ctx: ExtensionContext): Promise<void> {
 	await guard(h, ctx, async () => {
 		const w = await request<{ windowId: string }>(h, "activeWindow", { entries: fit(ctx.sessionManager.getBranch()) });
 		h.windowId = w.windowId !== "" ? w.windowId : "w1";
@@ -96,13 +134,9 @@ async function onSessionStart(h: HostState, reason: string, ctx: ExtensionContex
 	});
 }
 
-async function startEngine(h: HostState, ctx: ExtensionContext): Promise<boolean> {
-	h.engine?.close();
-	h.live = false;
-	h.noticeShown = false;
-	h.downReason = undefined;
-	const timeout = h.opts.timeoutMs ?? (Number(process.env.RESETPOLICY_TIMEOUT_MS) || 10000);
-	const found = await locateEngine({
+/** The build's notices and footer, in this session's UI. */
+function buildProgress(ctx: ExtensionContext): Progress {
+	return {
 		say: (text) => say(ctx, text, "info"),
 		status: (text) => {
 			try {
@@ -111,7 +145,15 @@ async function startEngine(h: HostState, ctx: ExtensionContext): Promise<boolean
 				// no UI
 			}
 		},
-	});
+	};
+}
+
+async function startEngine(h: HostState, ctx: ExtensionContext, found: Located): Promise<boolean> {
+	h.engine?.close();
+	h.live = false;
+	h.noticeShown = false;
+	h.downReason = undefined;
+	const timeout = h.opts.timeoutMs ?? (Number(process.env.RESETPOLICY_TIMEOUT_MS) || 10000);
 	if ("problem" in found) {
 		h.engine = undefined;
 		failSafe(h, found.problem, false);
@@ -153,6 +195,7 @@ async function startEngine(h: HostState, ctx: ExtensionContext): Promise<boolean
 
 async function onSessionShutdown(h: HostState, reason: string, ctx: ExtensionContext): Promise<void> {
 	h.generation++;
+	currentStart.delete(h); // a build still running starts no engine for this session
 	// "Session replacement also cancels stale work": a summary still being
 	// written is not written, reported or continued once the session is
 	// shut down (onBeforeCompact cancels it, finish() reports nothing).

@@ -72,6 +72,8 @@ export interface PiOptions {
 	 * packages only, not from src/.
 	 */
 	agentDir?: string;
+	/** The resetpolicy package to load instead of host/pi (a copy set up as a test needs it). */
+	extensionPath?: string;
 }
 
 export interface LoggedDecision {
@@ -143,7 +145,7 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 		cwd,
 		agentDir,
 		settingsManager,
-		additionalExtensionPaths: [...(opts.agentDir !== undefined ? [] : [extensionPath]), ...(opts.extensions ?? [])],
+		additionalExtensionPaths: [...(opts.agentDir !== undefined ? [] : [opts.extensionPath ?? extensionPath]), ...(opts.extensions ?? [])],
 		noSkills: true,
 		noPromptTemplates: true,
 		noThemes: true,

@@ -161,6 +161,12 @@ test("pi install of the packed package builds its engine at first start and the 
 				project: { ".pi/resetpolicy.hcl": 'use "wipe_memory" {\n  warning_runway = 20000\n}\n' },
 			});
 			try {
+				// The session started while the engine built; the policy
+				// comes into force when it is ready.
+				for (let i = 0; i < 24_000 && !session.notices.some((n) => n.text.includes("the policy is in force from now on")); i++) {
+					if (session.notices.some((n) => n.level === "error")) break;
+					await new Promise((r) => setTimeout(r, 25));
+				}
 				const texts = session.notices.map((n) => n.text);
 				assert.ok(texts.some((x) => x.startsWith("resetpolicy: building the policy engine from ")), texts.join("\n"));
 				assert.ok(texts.some((x) => /^resetpolicy: engine built in \d+ s: /.test(x)), texts.join("\n"));
