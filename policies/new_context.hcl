@@ -590,3 +590,27 @@ property "an uncompactable overflow warns when the run settles" {
   on           = "settled"
   when         = "state.overflow == 'unanswered' && event.enabled && !event.aborted"
 }
+
+# seed 001 line 13 "Attempt onError or synchronous throw | Clear
+# attempt/request, warn, retain history": the error of the outstanding
+# attempt always warns. The attempt is named by the policy's attempt_id:
+# verify's host does not echo the attempt a compact effect carried (docs/
+# verify.md, "What the tables cannot state"), so the property cannot name it
+# by the effect.
+property "an attempt error warns" {
+  always_emits = "notify"
+  with         = { level = "warning" }
+  on           = "attempt_error"
+  when         = "state.attempt != 'none' && event.attempt == state.attempt_id"
+}
+
+# seed 001 line 10 "create one identified attempt and request ctx.compact";
+# line 14 "Identity checks reject callbacks from older attempts": the
+# attempt the policy waits for is the one compact carried, the number last
+# handed out (settled_starts_one_identified_attempt gives compact
+# attempt_seq + 1 and keeps it as attempt_seq). An invariant over the slots,
+# for the same reason as above: stated over the effect, it needs the host to
+# echo the effect's attempt.
+property "the attempt in flight is the one compact carried" {
+  always = "state.attempt == 'none' || state.attempt_id == state.attempt_seq"
+}

@@ -1346,3 +1346,101 @@ property "a pending overflow recovery gets its attempt at settlement" {
   on           = "before_settle"
   when         = "state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'"
 }
+
+# seed 000 line 60 "UI reminder notices are emitted only after the matching
+# hidden entry is durable, so failed requests do not report an uncommitted
+# warning". Stated over what the policy did: between the inject of a budget
+# entry and the end of the turn that carries it (or the transition that
+# discards it, line 60 "discarded on abort, failed turn, transition"), the
+# entry is not durable yet, so no notice goes out.
+property "a budget notice never comes before its entry is durable" {
+  never = "notify"
+  after = [
+    { effect = "inject", with = { message = "checkpoint_warning" } },
+    { effect = "inject", with = { message = "budget_reminder" } },
+  ]
+  until = [
+    { event = "turn_end" },
+    { event = "settled" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle" },
+  ]
+}
+
+# seed 000 line 58 "Budget and idle manual requests use the same hidden
+# checkpoint text but distinct message types, so an aborted manual request
+# cannot suppress a later budget warning". The budget warning's type goes
+# out only with a request (line 13 "put the same hidden warning in the
+# request"); /wipe-memory sends its own.
+property "/wipe-memory sends its own warning, never the budget's" {
+  never = "inject"
+  with  = { message = "checkpoint_warning" }
+  on    = "command"
+}
+
+# The events that end a /wipe-memory close-out in its window without a
+# commit, as the seed's reducer has them (line 48 "turn_end first clears
+# everything on abort. Overflow-like errors preserve a manual close-out ...
+# Other failures drop the request"; line 49 "agent_before_settle clears
+# state on actual abort ... only a manual close-out commits, if ... the
+# extension is enabled, and no queued work remains"; line 50 "agent_settled,
+# session start/tree navigation/shutdown, /pi-context off ... clear
+# transient request state"). A commit ends it too; a reset the host could
+# not carry out does not (the close-out is then retried, line 37).
+# The two properties below open on the manual warning itself: it goes out
+# exactly when /wipe-memory arms a close-out (line 12 "The hidden checkpoint
+# warning always goes out"), so neither reads the policy's request slots.
+
+# seed 000 line 12 "A successful normal stop commits at agent_before_settle
+# after queued messages drain, and the committed reset stops the run instead
+# of continuing in the fresh window"; line 36 "a manual request converts a
+# pending tool request into a settle-committed stop".
+# The condition on the request slots only leaves out orders verify explores
+# and Pi never produces: a settlement whose reset the host could not carry
+# out (no marker: the scope stays open), then, with no settled between them,
+# a second settlement, or a tool call or a request and a settlement with no
+# turn_end. It reads the phase, not who asked: a close-out /wipe-memory
+# left with another source than manual is still held to commit.
+property "a /wipe-memory close-out commits and stops the run when it settles" {
+  always_emits = "commit_reset"
+  with         = { stop = true }
+  on           = "before_settle"
+  when         = "event.outcome == 'completed' && event.enabled && !event.queued && state.request == 'close-out' && state.request_source != 'automatic'"
+  after        = { effect = "inject", with = { message = "manual_checkpoint_warning" } }
+  until = [
+    { effect = "commit_reset" },
+    { event = "turn_end", when = "event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')" },
+    { event = "before_settle", when = "event.outcome == 'aborted' || (!event.queued && (event.outcome != 'completed' || !event.enabled))" },
+    { event = "settled" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
+  within = "window"
+}
+
+# seed 000 line 36 "close_out(windowId, source) arms a close-out for that
+# window. Repeating an already-pending request deduplicates"; line 11
+# "Repeated requests for that window deduplicate": the hidden warning of a
+# close-out goes out once. The scope ends where the close-out could (a
+# failed turn of any kind, any settlement): after those a new /wipe-memory
+# arms a new close-out and warns again.
+property "a repeated /wipe-memory does not send the warning again" {
+  never = "inject"
+  with  = { message = "manual_checkpoint_warning" }
+  after = { effect = "inject", with = { message = "manual_checkpoint_warning" } }
+  until = [
+    { effect = "commit_reset" },
+    { event = "turn_end", when = "event.outcome != 'completed' || event.synthetic_abort" },
+    { event = "before_settle" },
+    { event = "settled" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
+  within = "window"
+}
