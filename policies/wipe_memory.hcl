@@ -1395,7 +1395,7 @@ property "/wipe-memory sends its own warning, never the budget's" {
 
 # seed 000 line 12 "A successful normal stop commits at agent_before_settle
 # after queued messages drain, and the committed reset stops the run instead
-# of continuing in the fresh window"; line 36 "a manual request converts a
+# of continuing in the fresh window"; line 46 "a manual request converts a
 # pending tool request into a settle-committed stop".
 # The condition on the request slots only leaves out orders verify explores
 # and Pi never produces: a settlement whose reset the host could not carry
@@ -1422,7 +1422,7 @@ property "a /wipe-memory close-out commits and stops the run when it settles" {
   within = "window"
 }
 
-# seed 000 line 36 "close_out(windowId, source) arms a close-out for that
+# seed 000 line 46 "close_out(windowId, source) arms a close-out for that
 # window. Repeating an already-pending request deduplicates"; line 11
 # "Repeated requests for that window deduplicate": the hidden warning of a
 # close-out goes out once. The scope ends where the close-out could (a
