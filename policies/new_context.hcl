@@ -614,3 +614,12 @@ property "an attempt error warns" {
 property "the attempt in flight is the one compact carried" {
   always = "state.attempt == 'none' || state.attempt_id == state.attempt_seq"
 }
+
+# seed 001 line 18 "The completion callback is the scheduling boundary:
+# session_compact fires before Pi clears manual compaction state. Sending a
+# prompt inside that hook is too early"; line 11 "Native compaction retains
+# its own scheduling"; line 9 "agent_end | No-op for an instant reset".
+property "no continuation from the compaction hook or agent_end" {
+  never = "continue"
+  on    = ["compact_done", "agent_end"]
+}

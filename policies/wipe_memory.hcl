@@ -1444,3 +1444,12 @@ property "a repeated /wipe-memory does not send the warning again" {
   ]
   within = "window"
 }
+
+# seed 000 line 12 "/wipe-memory | Acknowledge immediately"; line 37 "New
+# wipe requests only acknowledge it"; line 46 "Repeating an already-pending
+# request deduplicates": every /wipe-memory is answered, whatever it does.
+property "every /wipe-memory is answered" {
+  always_emits = "reply"
+  on           = "command"
+  when         = "event.name == 'wipe-memory'"
+}
