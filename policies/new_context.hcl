@@ -594,9 +594,9 @@ property "an uncompactable overflow warns when the run settles" {
 # seed 001 line 13 "Attempt onError or synchronous throw | Clear
 # attempt/request, warn, retain history": the error of the outstanding
 # attempt always warns. The attempt is named by the policy's attempt_id:
-# verify's host does not echo the attempt a compact effect carried (docs/
-# verify.md, "What the tables cannot state"), so the property cannot name it
-# by the effect.
+# verify's host does not echo the attempt a compact effect carried
+# (docs/verify.md, "What the tables cannot state yet"), so the property
+# cannot name it by the effect.
 property "an attempt error warns" {
   always_emits = "notify"
   with         = { level = "warning" }
