@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/resetpolicy/resetpolicy/rules"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -214,7 +214,33 @@ func (m *model) setParams() map[string]string {
 		if out == nil {
 			out = map[string]string{}
 		}
-		out[x.Name] = strings.TrimSpace(string(hclwrite.TokensForValue(x.Value).Bytes()))
+		out[x.Name] = ctyLiteral(x.Value)
 	}
 	return out
+}
+
+// ctyLiteral writes a param's value as an HCL literal: a number, a string,
+// a bool, or a list or tuple of them. (hclwrite would do it, but the
+// binary that hosts start links no writer: TestBinaryLinksNoHclwrite.)
+func ctyLiteral(v cty.Value) string {
+	if v.IsNull() {
+		return "null"
+	}
+	t := v.Type()
+	switch {
+	case t == cty.Number:
+		return v.AsBigFloat().Text('f', -1)
+	case t == cty.String:
+		return strconv.Quote(v.AsString())
+	case t == cty.Bool:
+		return strconv.FormatBool(v.True())
+	case t.IsListType() || t.IsTupleType() || t.IsSetType():
+		var parts []string
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			parts = append(parts, ctyLiteral(e))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return strconv.Quote(v.GoString())
 }
