@@ -377,6 +377,7 @@ command "autocompacter" {
 }
 
 message "notice" {
+  kind = reminder
   text = <<-EOT
     Context notice: this conversation is getting long. At the next natural
     break, call `self-compact` to checkpoint it; you will resume from a
@@ -385,6 +386,7 @@ message "notice" {
 }
 
 message "warning" {
+  kind = warning
   text = <<-EOT
     Context warning: this conversation is close to its limit. Finish the step
     you are on and call `self-compact` now; a checkpoint is taken
@@ -580,6 +582,7 @@ group "request" {
   # work ... can continue": there is no work in progress to continue, and a
   # "continue" turn after a failure would be one nobody asked for).
   rule "autocompacter_when_idle_checkpoints_now" {
+    kind = checkpoint
     on   = "command"
     when = "event.name == 'autocompacter' && nfields(event.args) == 0 && event.idle"
     to   = { phase = "summarizing", request = "none" }
@@ -663,6 +666,7 @@ group "checkpoint" {
   # from, as are other tool results and queued messages; after a final
   # answer there is nothing to continue (see the resume group).
   rule "requested_checkpoint_after_turn_and_tool_calls" {
+    kind = checkpoint
     on   = "turn_end"
     from = { request = ["tool", "command"], phase = "idle" }
     when = "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due"
@@ -687,6 +691,7 @@ group "checkpoint" {
   # paused ("Three failures pause automatic attempts"), not twice at one
   # boundary.
   rule "force_checkpoint_at_active_limit" {
+    kind = hard_reserve
     on   = "turn_end"
     from = { phase = "idle" }
     when = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force"
@@ -1150,6 +1155,7 @@ group "boundary" {
   # for no continuation. An aborted signal aborts the summary, which drops
   # the checkpoint (the summary group).
   rule "threshold_compaction_at_force_limit_writes_the_checkpoint" {
+    kind = checkpoint
     on   = "before_compact"
     from = { phase = "idle" }
     when = "event.reason == 'threshold' && event.enabled && retry_due && !paused"

@@ -144,6 +144,7 @@ tool "new_context" {
 }
 
 message "checkpoint_warning" {
+  kind = warning
   text = <<-EOT
     Context checkpoint: this context window is nearly full. Write down what
     you need to carry on (the task and its goal, decisions made, files
@@ -237,6 +238,7 @@ group "compaction" {
   # guard reads neither `reason` nor `idle`. Switched off, the host's own
   # summary compaction runs untouched (no rule fires).
   rule "compaction_returns_reset_boundary_at_once" {
+    kind = reset
     on   = "before_compact"
     when = "event.enabled"
     effect "provide_reset" {}

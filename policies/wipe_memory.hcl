@@ -176,6 +176,7 @@ command "wipe-memory" {
 # continues; a manual one resets at settlement and stops, the call only
 # acknowledging it.
 message "checkpoint_warning" {
+  kind = warning
   text = <<-EOT
     Context checkpoint: this context window is about to be wiped. Before it is,
     bring your notes up to date with everything you need to carry on: the task
@@ -192,6 +193,7 @@ message "checkpoint_warning" {
 }
 
 message "manual_checkpoint_warning" {
+  kind = warning
   text = <<-EOT
     Context checkpoint: this context window is about to be wiped. Before it is,
     bring your notes up to date with everything you need to carry on: the task
@@ -208,6 +210,7 @@ message "manual_checkpoint_warning" {
 }
 
 message "budget_reminder" {
+  kind = reminder
   text = <<-EOT
     Context budget reminder: this context window is filling up. Keep your
     notes current as you work (task, decisions, files touched, next step) so
@@ -624,6 +627,7 @@ group "request" {
   # earlier, still once per chain and only when enabled with automatic
   # resets on.
   rule "turn_end_manual_overflow_with_queued_input_clears_before_it" {
+    kind = reset
     on   = "turn_end"
     from = { request = "close-out", request_source = "manual" }
     when = "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled"
@@ -635,6 +639,7 @@ group "request" {
   }
 
   rule "turn_end_overflow_with_queued_input_recovers_before_it" {
+    kind = reset
     on   = "turn_end"
     from = { request = ["none", "close-out", "tool-requested"], overflow = ["idle", "pending"] }
     when = "event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && event.auto_reset"
@@ -712,6 +717,7 @@ group "request" {
   # after the complete tool batch and any accepted budget drafts, append the
   # reset boundary and ask Pi to continue."
   rule "turn_end_commits_tool_request" {
+    kind = reset
     on   = "turn_end"
     from = { request = "tool-requested" }
     when = "event.outcome == 'completed' && event.enabled && state.request_window == event.window_id"
@@ -725,6 +731,7 @@ group "request" {
   # "Manual hard-reserve commits request no continuation and retain
   # stop-pending across the window change." stop-pending keeps the old window.
   rule "turn_end_manual_hard_reserve_commits_without_continuation" {
+    kind = hard_reserve
     on   = "turn_end"
     from = { request = "close-out", request_source = "manual" }
     when = "event.outcome == 'completed' && event.enabled && hard_reserve"
@@ -740,6 +747,7 @@ group "request" {
   # and completed-turn usage reaches Pi's reserve, commit a boundary at
   # turn_end."
   rule "turn_end_hard_reserve_commits" {
+    kind = hard_reserve
     on   = "turn_end"
     from = { request = ["none", "close-out", "tool-requested"] }
     when = "event.outcome == 'completed' && event.enabled && hard_reserve"
@@ -799,6 +807,7 @@ group "request" {
   # "settlement stops without a second wipe (or retries construction if the
   # old window is still active)."
   rule "settle_stop_pending_retries_construction_in_old_window" {
+    kind = reset
     on   = "before_settle"
     from = { request = "stop-pending" }
     when = "event.enabled && state.request_window == event.window_id"
@@ -824,6 +833,7 @@ group "request" {
   # "Manual overflow clears and stops without retry, even with automatic reset
   # disabled."
   rule "settle_manual_overflow_commits_without_continuation" {
+    kind = reset
     on   = "before_settle"
     from = { request = "close-out", request_source = "manual", overflow = ["pending", "pending-spent"] }
     when = "event.enabled && !event.queued"
@@ -852,6 +862,7 @@ group "request" {
   # "Other pending overflow recovery gets its one bounded attempt when enabled
   # and unqueued." The chain is then spent until it settles.
   rule "settle_overflow_recovery_gets_one_attempt" {
+    kind = reset
     on   = "before_settle"
     from = { overflow = "pending" }
     when = "event.enabled && event.auto_reset && !event.queued"
@@ -877,6 +888,7 @@ group "request" {
   # no queued work remains." "the committed reset stops the run instead of
   # continuing in the fresh window."
   rule "settle_commits_manual_close_out" {
+    kind = reset
     on   = "before_settle"
     from = { request = "close-out", request_source = "manual" }
     when = "event.outcome == 'completed' && state.request_window == event.window_id && event.enabled && !event.queued"

@@ -17,16 +17,18 @@ type Group struct {
 type Rule struct {
 	Name        string
 	Description string
-	Group       *Group
-	On          []string
-	OnRanges    []hcl.Range
-	From        []entry
-	When        hcl.Expression // nil: always
-	To          []entry
-	Set         []entry
-	Effects     []*Effect
-	NameRange   hcl.Range
-	DeclRange   hcl.Range
+	// Kind is what the rule's firing means (kind.go); "" for none.
+	Kind      DecisionKind
+	Group     *Group
+	On        []string
+	OnRanges  []hcl.Range
+	From      []entry
+	When      hcl.Expression // nil: always
+	To        []entry
+	Set       []entry
+	Effects   []*Effect
+	NameRange hcl.Range
+	DeclRange hcl.Range
 }
 
 // Effect is one decoded effect of a rule.
@@ -50,6 +52,7 @@ var ruleSchema = &hcl.BodySchema{
 		{Name: "to"},
 		{Name: "set"},
 		{Name: "description"},
+		{Name: "kind"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "effect", LabelNames: []string{"name"}}},
 }
@@ -78,6 +81,10 @@ func decodeRule(b *hcl.Block, g *Group) (*Rule, hcl.Diagnostics) {
 	diags = append(diags, d...)
 	if a, ok := content.Attributes["description"]; ok {
 		r.Description, d = literalString(a.Expr, "description")
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["kind"]; ok {
+		r.Kind, d = decodeKind(a)
 		diags = append(diags, d...)
 	}
 	if a, ok := content.Attributes["from"]; ok {

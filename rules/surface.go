@@ -11,7 +11,9 @@ type Message struct {
 	Name        string
 	Text        string
 	Description string
-	DeclRange   hcl.Range
+	// Kind is what injecting the message means (kind.go); "" for none.
+	Kind      DecisionKind
+	DeclRange hcl.Range
 }
 
 // Tool is a tool the host registers for the model.
@@ -39,7 +41,7 @@ type Command struct {
 }
 
 var messageSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "text", Required: true}, {Name: "description"}},
+	Attributes: []hcl.AttributeSchema{{Name: "text", Required: true}, {Name: "description"}, {Name: "kind"}},
 }
 
 func decodeMessage(b *hcl.Block) (*Message, hcl.Diagnostics) {
@@ -53,6 +55,10 @@ func decodeMessage(b *hcl.Block) (*Message, hcl.Diagnostics) {
 	diags = append(diags, d...)
 	if a, ok := content.Attributes["description"]; ok {
 		m.Description, d = literalString(a.Expr, "description")
+		diags = append(diags, d...)
+	}
+	if a, ok := content.Attributes["kind"]; ok {
+		m.Kind, d = decodeKind(a)
 		diags = append(diags, d...)
 	}
 	return m, diags

@@ -90,6 +90,7 @@ Exit status: 0 when every policy is valid, 1 when any is not.`,
 				if p != nil && !diags.HasErrors() {
 					diags.Diagnostics = append(diags.Diagnostics, rules.DeadParts(p)...)
 					diags.Diagnostics = append(diags.Diagnostics, p.HostGaps(host)...)
+					diags.Diagnostics = append(diags.Diagnostics, rules.UndeclaredKinds(p)...)
 					if werror {
 						for _, d := range diags.Diagnostics {
 							d.Severity = hcl.DiagError

@@ -41,6 +41,7 @@ func problems(k kind, name string, src []byte, dropped bool, openText func(path 
 		diags = ds.Diagnostics
 		if p != nil && !diags.HasErrors() {
 			diags = append(diags, rules.DeadParts(p)...)
+			diags = append(diags, rules.UndeclaredKinds(p)...)
 		}
 	case k == testKind:
 		diags = testProblems(src, name, openText, b)
