@@ -3,10 +3,10 @@ package replay
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/session"
+	"github.com/resetpolicy/resetpolicy/rules"
 )
 
 // Settings are the host settings a replay assumes.
@@ -56,6 +56,10 @@ type Replayer struct {
 	// closeOut is the tool an agent calls to close out: the policy's
 	// first declared tool ("" when it declares none).
 	closeOut string
+	// kinds are the decision kinds the policy declares; undeclared says
+	// why a policy that injects or resets counts none (rules.UndeclaredKinds).
+	kinds      *rules.KindIndex
+	undeclared string
 }
 
 // New returns a replayer.
@@ -66,7 +70,11 @@ func New(cfg Config) *Replayer {
 	if cfg.MaxDecisions <= 0 {
 		cfg.MaxDecisions = 10000
 	}
-	rp := &Replayer{cfg: cfg, bs: newBuilders(), tools: map[string]bool{}}
+	p := cfg.Engine.Policy()
+	rp := &Replayer{cfg: cfg, bs: newBuilders(), tools: map[string]bool{}, kinds: rules.NewKindIndex(p)}
+	if d := rules.UndeclaredKinds(p); len(d) > 0 {
+		rp.undeclared = fmt.Sprintf("policy %s injects messages or resets but declares no decision kind (kind = reminder, warning, checkpoint, reset or hard_reserve on a message or rule): no reminder, warning, checkpoint, reset or hard reserve is counted or marked", p.Name)
+	}
 	for i, t := range cfg.Engine.Policy().Tools {
 		rp.tools[t.Name] = true
 		if i == 0 {
@@ -223,42 +231,50 @@ func (r *run) reject(k eventKind, err error) {
 	}
 }
 
-// record keeps a decision and notes reminders, warnings and hard
-// reserves: an inject of a message named like a reminder (or a notice),
-// an inject of a message named like a warning, a rule named like a hard
-// reserve or a forced checkpoint.
-func (r *run) record(d *engine.Decision) {
-	mark := Mark{Turn: r.turn, Tokens: r.tokens, Runway: r.ctxWindow - r.tokens - r.rp.cfg.Settings.Reserve, Projected: r.projected, Kind: r.kind}
+// kindsOf are a decision's kinds as the policy declares them: those of
+// the rules that fired and of the messages they injected.
+func (rp *Replayer) kindsOf(d *engine.Decision) rules.KindSet {
+	var set rules.KindSet
+	for _, name := range d.Rules {
+		set |= rp.kinds.Rule(name)
+	}
 	for _, e := range d.Effects {
 		if e.Name != "inject" {
 			continue
 		}
-		msg, _ := e.Arg("message")
-		m, _ := msg.(string)
-		switch {
-		case strings.Contains(m, "warning"):
-			if r.warnedTurn == 0 {
-				r.warnedTurn = max(r.turn, 1)
-			}
-			if r.rep.FirstWarning == nil {
-				mm := mark
-				r.rep.FirstWarning = &mm
-			}
-			if len(r.rep.Warnings) < 1000 {
-				r.rep.Warnings = append(r.rep.Warnings, mark)
-			}
-		case strings.Contains(m, "reminder") || strings.Contains(m, "notice"):
-			if r.rep.FirstReminder == nil {
-				mm := mark
-				r.rep.FirstReminder = &mm
+		if m, ok := e.Arg("message"); ok {
+			if s, ok := m.(string); ok {
+				set |= rp.kinds.Message(s)
 			}
 		}
 	}
-	for _, rule := range d.Rules {
-		if (strings.Contains(rule, "hard_reserve") || strings.Contains(rule, "force")) && r.rep.FirstHardReserve == nil {
-			mm := mark
-			r.rep.FirstHardReserve = &mm
+	return set
+}
+
+// record keeps a decision and notes reminders, warnings and hard
+// reserves, by the kinds the policy declares (kindsOf).
+func (r *run) record(d *engine.Decision) {
+	mark := Mark{Turn: r.turn, Tokens: r.tokens, Runway: r.ctxWindow - r.tokens - r.rp.cfg.Settings.Reserve, Projected: r.projected, Kind: r.kind}
+	kinds := r.rp.kindsOf(d)
+	if kinds.Has(rules.KindWarning) {
+		if r.warnedTurn == 0 {
+			r.warnedTurn = max(r.turn, 1)
 		}
+		if r.rep.FirstWarning == nil {
+			mm := mark
+			r.rep.FirstWarning = &mm
+		}
+		if len(r.rep.Warnings) < 1000 {
+			r.rep.Warnings = append(r.rep.Warnings, mark)
+		}
+	}
+	if kinds.Has(rules.KindReminder) && r.rep.FirstReminder == nil {
+		mm := mark
+		r.rep.FirstReminder = &mm
+	}
+	if kinds.Has(rules.KindHardReserve) && r.rep.FirstHardReserve == nil {
+		mm := mark
+		r.rep.FirstHardReserve = &mm
 	}
 	if len(r.rep.Decisions) >= r.rp.cfg.MaxDecisions {
 		r.rep.DecisionsDropped++
@@ -266,6 +282,9 @@ func (r *run) record(d *engine.Decision) {
 	}
 	dec := Decision{Turn: r.turn, Event: d.Event, Tokens: r.tokens, Projected: r.projected, Kind: r.kind,
 		Rules: append([]string(nil), d.Rules...), Effects: make([]map[string]any, len(d.Effects))}
+	for _, k := range kinds.Kinds() {
+		dec.Kinds = append(dec.Kinds, string(k))
+	}
 	for i, e := range d.Effects {
 		m := make(map[string]any, len(e.Args)+1)
 		m["effect"] = e.Name

@@ -105,6 +105,10 @@ type Decision struct {
 	Kind      Kind             `json:"kind"` // of Tokens
 	Rules     []string         `json:"rules"`
 	Effects   []map[string]any `json:"effects"`
+	// Kinds are what the decision means, as the policy declares it
+	// (rules.DecisionKind: reminder, warning, checkpoint, reset,
+	// hard_reserve); none for a routine decision.
+	Kinds []string `json:"kinds,omitempty"`
 }
 
 // Rejected is an event the policy rejected (an expression that could not
