@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 	"github.com/resetpolicy/resetpolicy/rules/lang"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // DecisionKind says what a decision means to a reader of its figures:

@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -57,19 +54,7 @@ func TestMain(m *testing.M) {
 	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
 		panic(err)
 	}
-	// --plot runs resetpolicy-plot, found on PATH when it is not beside
-	// the binary (here, the test binary).
-	plotDir, err := os.MkdirTemp("", "resetpolicy-plot")
-	if err != nil {
-		panic(err)
-	}
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(plotDir, plotName), "./cmd/resetpolicy-plot")
-	if out, err := build.CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("go build ./cmd/resetpolicy-plot: %v\n%s", err, out))
-	}
-	os.Setenv("PATH", plotDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	code := m.Run()
-	os.RemoveAll(plotDir)
 	os.RemoveAll(cfg)
 	os.Exit(code)
 }

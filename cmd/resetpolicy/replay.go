@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/engine"
+	"github.com/resetpolicy/resetpolicy/host/chart"
 	"github.com/resetpolicy/resetpolicy/host/fileio"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/sessionfile"
@@ -71,8 +72,10 @@ after a window's first warning.
 param, "policy", or a host setting (context_window, reserve, keep_recent,
 auto_compaction). --plot draws context per turn with the policy's thresholds
 and its decisions, one panel per session (the first 12), compared settings
-overlaid; it is drawn by resetpolicy-plot, found beside resetpolicy or on
-PATH (go install github.com/resetpolicy/resetpolicy/cmd/resetpolicy-plot@latest).`,
+overlaid: the first setting's line wide and pale under the others, its marks
+filled and the others' outlined. A decision is marked by the kind its policy
+declares (reminder, warning, checkpoint, reset, hard reserve); routine
+decisions are not marked. The charts are the report's.`,
 		Example: `  resetpolicy replay ~/.pi/agent/sessions
   resetpolicy replay session.jsonl --compare warning_runway=8192,20000
   resetpolicy replay session.jsonl --compare policy=wipe_memory,new_context --plot budget.svg
@@ -256,7 +259,7 @@ func runReplay(cmd *cobra.Command, args []string, policy string, f replayFlags) 
 		_ = replay.WriteTotals(out, labels, totals)
 	}
 	if f.plot != "" {
-		if err := drawPlot(f.plot, plots); err != nil {
+		if err := chart.Plot(f.plot, plots); err != nil {
 			return failure("--plot: %v", err)
 		}
 		if !f.asJSON {

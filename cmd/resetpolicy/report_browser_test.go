@@ -79,27 +79,39 @@ func browser(t *testing.T) (context.Context, func() []string) {
 	return ctx, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), problems...) }
 }
 
-// TestReportInBrowser opens a fixture report in headless Chromium and
-// uses it as a reader would: every section shows the document's figures,
-// a click on a session opens its chart, a hover on a decision marker
-// names its rules, a click on a diagram's state names a rule, and no
-// section screenshots blank.
+// TestReportInBrowser opens a fixture report comparing two settings in
+// headless Chromium and uses it as a reader would: every section shows the
+// document's figures, the chart opened first is the session the settings
+// differ most on, the session table has each setting's columns, a click
+// on a session opens its chart, its marks are those of the declared
+// decision kinds of both settings, a hover on a mark names its kind and
+// rules, a click on a diagram's state names a rule, and no section
+// screenshots blank.
 func TestReportInBrowser(t *testing.T) {
 	ctx, problems := browser(t)
 	sessions := fixtureCorpus(t, 9)
 	out := filepath.Join(t.TempDir(), "report.html")
-	if _, stderr, code := runCLI(t, "", "report", "wipe_memory", "--sessions", sessions, "-o", out); code != 0 {
+	if _, stderr, code := runCLI(t, "", "report", "wipe_memory", "--sessions", sessions, "--compare", "warning_runway=12288,20000", "-o", out); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
 	_, doc := pageData(t, out)
 	tests := doc["tests"].(map[string]any)
 	wantTests := fmt.Sprintf("%.0f/%.0f", tests["passed"], tests["passed"].(float64)+tests["failed"].(float64))
-	rows := doc["replay"].(map[string]any)["sessions"].([]any)
+	replaySec := doc["replay"].(map[string]any)
+	rows := replaySec["sessions"].([]any)
 	second := rows[1].(map[string]any)
 	secondName := second["file"].(string)
-	firstRep := rows[0].(map[string]any)["reports"].([]any)[0].(map[string]any)
-	firstDecision := firstRep["decisions"].([]any)[0].(map[string]any)
-	firstRule := firstDecision["rules"].([]any)[0].(string)
+	firstChart := int(replaySec["first_chart"].(float64))
+	// The session the settings differ most on is the one opened first.
+	most := 0
+	for i, r := range rows {
+		if r.(map[string]any)["differ"].(float64) > rows[most].(map[string]any)["differ"].(float64) {
+			most = i
+		}
+	}
+	if firstChart != most || rows[most].(map[string]any)["differ"].(float64) == 0 {
+		t.Errorf("first chart is row %d; the settings differ most on row %d", firstChart, most)
+	}
 
 	must := func(err error) {
 		t.Helper()
@@ -136,19 +148,53 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("the sessions section lacks its figures:\n%.400s", got)
 	}
 
+	// On opening, the chart shown is the most different session's, and
+	// the table has a group of columns per setting.
+	if got, want := text("#session-chart h3"), rows[firstChart].(map[string]any)["file"].(string); !strings.HasSuffix(want, "/"+got) {
+		t.Errorf("the chart opened first is %q, want %q", got, want)
+	}
+	head := text("#session-table tr:first-child")
+	if !strings.Contains(head, "warning_runway=12288") || !strings.Contains(head, "warning_runway=20000") {
+		t.Errorf("the session table's head %q lacks a setting", head)
+	}
+	cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[0, 1].map((k) => document.querySelectorAll('#session-table tr.session td[data-s="' + k + '"]').length)`))
+	must(err)
+	if len(cells) != 2 || cells[0] == 0 || cells[0] != cells[1] {
+		t.Errorf("per-setting cells %v: want as many for each setting", cells)
+	}
+	// Both settings' marks are on the chart, each of a declared kind.
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#session-chart .decision')].map((g) => g.dataset.s + " " + g.getAttribute("class"))`))
+	must(err)
+	seen := map[string]bool{}
+	for _, m := range marks {
+		seen[strings.Fields(m)[0]] = true
+		if !strings.Contains(m, "decision k-") {
+			t.Errorf("a mark of no kind: %q", m)
+		}
+	}
+	if !seen["0"] || !seen["1"] {
+		t.Errorf("marks %v: want both settings'", marks)
+	}
+
 	// A click on the second session opens its chart.
 	must(chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#session-table tr.session[data-i="1"]`))))
 	if got := text("#session-chart h3"); !strings.HasSuffix(secondName, "/"+got) {
 		t.Errorf("chart opened %q, want %q", got, secondName)
 	}
 
-	// Back to the first; hovering its first decision marker names its rule.
-	marker := `#session-chart circle.decision[data-s="0"][data-d="0"]`
-	must(chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#session-table tr.session[data-i="0"]`)), chromedp.ScrollIntoView(chromedp.CSS(marker))))
+	// Back to the first chart; hovering a mark names its kind and rule.
+	must(chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#session-table tr.session[data-i="%d"]`, firstChart)))))
+	sd, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`(() => { const g = document.querySelector('#session-chart .decision.k-warning'); return [Number(g.dataset.s), Number(g.dataset.d)]; })()`))
+	must(err)
+	marker := fmt.Sprintf(`#session-chart .decision[data-s="%d"][data-d="%d"]`, sd[0], sd[1])
+	firstRep := rows[firstChart].(map[string]any)["reports"].([]any)[sd[0]].(map[string]any)
+	firstDecision := firstRep["decisions"].([]any)[sd[1]].(map[string]any)
+	firstRule := firstDecision["rules"].([]any)[0].(string)
+	must(chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(marker))))
 	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = document.querySelector('`+marker+`').getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]; })()`))
 	must(err)
 	must(chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]), chromedp.WaitVisible(chromedp.ID("tooltip"))))
-	if tip := text("#tooltip"); !strings.Contains(tip, firstRule) || !strings.Contains(tip, firstDecision["event"].(string)) {
+	if tip := text("#tooltip"); !strings.Contains(tip, firstRule) || !strings.Contains(tip, firstDecision["event"].(string)) || !strings.Contains(tip, "warning") {
 		t.Errorf("tooltip %q does not name the decision's rule %q", tip, firstRule)
 	}
 
@@ -172,6 +218,16 @@ func TestReportInBrowser(t *testing.T) {
 		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		must(err)
 		must(os.WriteFile(filepath.Join("docs", "report.png"), shot, 0o644))
+	}
+	if dir := os.Getenv("REPORT_SHOTS"); dir != "" {
+		// For a person to look at: the chart and table as a reader sees them.
+		must(chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#session-table tr.session[data-i="%d"]`, firstChart)))))
+		shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("session-chart")))
+		must(err)
+		must(os.WriteFile(filepath.Join(dir, "chart.png"), shot, 0o644))
+		shot, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("session-table")))
+		must(err)
+		must(os.WriteFile(filepath.Join(dir, "table.png"), shot, 0o644))
 	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(p, "\n"))

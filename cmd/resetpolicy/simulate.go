@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/host/chart"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 	"github.com/resetpolicy/resetpolicy/host/scenario"
 	"github.com/resetpolicy/resetpolicy/host/settings"
@@ -51,7 +52,7 @@ config, RESETPOLICY_POLICY and RESETPOLICY_PARAM_*; see 'resetpolicy config'), e
 wipe_memory. The first line says which policy and params ran. --set overrides a
 param after the scenario's own overrides. --out writes the session as Pi JSONL.
 --plot draws context per turn with the policy's thresholds and decisions, as
-replay --plot does (with resetpolicy-plot, beside resetpolicy or on PATH).`,
+replay --plot does.`,
 		Example: `  resetpolicy simulate
   resetpolicy simulate --set warning_runway=20000
   resetpolicy simulate --policy autocompacter --scenario testdata/scenarios/autocompacter_force.scenario.hcl
@@ -138,7 +139,7 @@ replay --plot does (with resetpolicy-plot, beside resetpolicy or on PATH).`,
 				fmt.Fprintf(cmd.OutOrStdout(), "session written to %s\n", out)
 			}
 			if plotFile != "" {
-				if err := drawPlot(plotFile, []replay.PlotSession{replay.SimulatedSession(res)}); err != nil {
+				if err := chart.Plot(plotFile, []replay.PlotSession{replay.SimulatedSession(res)}); err != nil {
 					return failure("--plot: %v", err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "plot written to %s\n", plotFile)

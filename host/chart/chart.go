@@ -1,385 +1,319 @@
 package chart
 
 import (
+	"bytes"
 	"fmt"
-	"image/color"
 	"path/filepath"
-	"slices"
+	"sort"
 	"strings"
 
+	"github.com/fogleman/gg"
 	"github.com/resetpolicy/resetpolicy/host/fileio"
+	"github.com/resetpolicy/resetpolicy/host/render"
 	"github.com/resetpolicy/resetpolicy/host/replay"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+	"github.com/resetpolicy/resetpolicy/rules"
 )
 
-// Plot draws the sessions to path (.svg or .png): per session, context
-// tokens per turn, one colour per setting and one line style per kind of
-// figure (solid measured, dotted estimated, dashed projected), the
-// thresholds as thin lines named at their right end, the decisions
-// marked; each panel's legend stands beside it, outside the data.
-func Plot(path string, sessions []replay.PlotSession) error {
+// Palette gives each compared setting one colour.
+var Palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"}
+
+// MaxPoints bounds the points drawn per series: a longer session is
+// thinned bucket by bucket, each bucket keeping its highest point so that
+// no peak is lost.
+const MaxPoints = 600
+
+// kindDash is each kind of figure's stroke: measured solid, estimated
+// dotted, projected dashed.
+var kindDash = map[replay.Kind][]float64{replay.Measured: nil, replay.Estimated: {1.5, 3}, replay.Projected: {6, 4}}
+
+const (
+	width, height                  = 960.0, 380.0
+	padL, padR, padT, padB float64 = 64, 214, 14, 40
+	titleH                         = 36.0
+	fontSize                       = 11.0
+	pngScale                       = 2.0
+	maxPixels                      = 64 << 20
+)
+
+// Panel draws one session as SVG for a page to embed. Each marked
+// decision is a <g class="decision k-KIND" data-s="SETTING" data-d="INDEX">
+// (INDEX into that setting's Report.Decisions) with a <title>, for the
+// page's script to explain on hover.
+func Panel(s replay.PlotSession) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" font-family="%s" font-size="%g">`,
+		width, height, width, height, esc(render.FontFamily), fontSize)
+	draw(svgCanvas{&b}, s, 0, false)
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// Draw draws sessions one panel under another, each titled with its
+// session, as "svg" or "png".
+func Draw(sessions []replay.PlotSession, format string) ([]byte, error) {
 	if len(sessions) == 0 {
-		return fmt.Errorf("no session to plot")
+		return nil, fmt.Errorf("no session to plot")
 	}
-	cols := 1
-	if len(sessions) > 1 {
-		cols = 2
-	}
-	rows := (len(sessions) + cols - 1) / cols
-	panels := make([]panelPlot, len(sessions))
-	for i, s := range sessions {
-		p, err := panel(s)
-		if err != nil {
-			return err
+	ph := height + titleH
+	h := ph * float64(len(sessions))
+	switch format {
+	case "svg":
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"+`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" font-family="%s" font-size="%g">`,
+			width, h, width, h, esc(render.FontFamily), fontSize)
+		b.WriteString(`<rect width="100%" height="100%" fill="#fff"/>`)
+		for i, s := range sessions {
+			draw(svgCanvas{&b}, s, float64(i)*ph, true)
 		}
-		panels[i] = p
+		b.WriteString("</svg>\n")
+		return b.Bytes(), nil
+	case "png":
+		w, hh := int(width*pngScale), int(h*pngScale)
+		if w*hh > maxPixels {
+			return nil, fmt.Errorf("the picture would be %d×%d pixels, more than %d; plot fewer sessions or use svg", w, hh, maxPixels)
+		}
+		dc := gg.NewContext(w, hh)
+		dc.Scale(pngScale, pngScale)
+		dc.SetRGB(1, 1, 1)
+		dc.Clear()
+		c := &pngCanvas{dc: dc}
+		for i, s := range sessions {
+			draw(c, s, float64(i)*ph, true)
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		var b bytes.Buffer
+		if err := dc.EncodePNG(&b); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
 	}
-	w := vg.Length(cols) * 8.5 * vg.Inch
-	h := vg.Length(rows) * 4.5 * vg.Inch
+	return nil, fmt.Errorf("cannot draw %q: svg or png", format)
+}
+
+// Plot writes Draw's drawing of sessions to path, .svg or .png.
+func Plot(path string, sessions []replay.PlotSession) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if format != "svg" && format != "png" {
+		return fmt.Errorf("%s: the plot must be .svg or .png", path)
+	}
+	out, err := Draw(sessions, format)
+	if err != nil {
+		return err
+	}
 	f, err := fileio.CreateOutput(path, 0o644)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		c := vgsvg.New(w, h)
-		drawPanels(panels, rows, cols, draw.New(c))
-		if _, err := c.WriteTo(f); err != nil {
-			return err
-		}
-	case ".png":
-		c := vgimg.New(w, h)
-		dc := draw.New(c)
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
-		drawPanels(panels, rows, cols, dc)
-		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("%s: the plot must be .svg or .png", path)
+	if _, err := f.Write(out); err != nil {
+		f.Close()
+		return err
 	}
 	return f.Close()
 }
 
-// panelPlot is a panel's plot and the legend drawn beside it.
-type panelPlot struct {
-	p       *plot.Plot
-	legend  plot.Legend
-	entries []string // the legend's entries, in order
-	labels  []string // the threshold labels, bottom to top
+// frame maps turns and tokens to a panel's plot area.
+type frame struct {
+	top, plotW, plotH, yMax float64
+	maxTurn                 int
 }
 
-// legendWidth is the strip of each panel the legend takes.
-const legendWidth = 2.2 * vg.Inch
+func (f frame) x(turn int) float64 { return padL + f.plotW*float64(max(turn, 0))/float64(f.maxTurn) }
+func (f frame) y(tok float64) float64 {
+	return f.top + padT + f.plotH*(1-tok/f.yMax)
+}
 
-func drawPanels(panels []panelPlot, rows, cols int, dc draw.Canvas) {
-	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	for i, pp := range panels {
-		tile := t.At(dc, i%cols, i/cols)
-		plotArea := draw.Crop(tile, 0, -legendWidth, 0, 0)
-		pp.p.Draw(plotArea)
-		legendArea := draw.Crop(tile, tile.Max.X-tile.Min.X-legendWidth+vg.Millimeter*3, 0, 0, -vg.Millimeter*8)
-		pp.legend.Draw(legendArea)
+// draw draws one session at top; title adds the session's name above it.
+func draw(c canvas, s replay.PlotSession, top float64, title bool) {
+	reports := s.Reports
+	if title {
+		r := reports[0]
+		c.text(padL, top+16, clip(filepath.Base(r.File), 90), 13, "#111", start, false)
+		if r.Name != "" {
+			c.text(padL, top+31, clip(r.Name, 110), fontSize, "#555", start, false)
+		}
+		top += titleH
 	}
-}
-
-type legendItem struct {
-	name  string
-	thumb plot.Thumbnailer
-}
-
-// kindOrder sorts the kinds as a reader meets them.
-func kindOrder(k string) string {
-	return map[string]string{"measured": "0", "estimated": "1", "projected": "2"}[k]
-}
-
-// maxTitle bounds a title line; longer names are cut in the middle.
-const maxTitle = 48
-
-// shorten cuts s to n characters, keeping its start and its end.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	head := (n - 1) / 2
-	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
-}
-
-// wrap breaks s into lines of at most n characters at spaces (a word
-// longer than a line is cut), at most two lines.
-func wrap(s string, n int) string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		w = shorten(w, n)
-		switch {
-		case line == "":
-			line = w
-		case len([]rune(line))+1+len([]rune(w)) <= n:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
+	window := int64(0)
+	maxTurn, maxTok := 1, int64(1)
+	for _, r := range reports {
+		window = max(window, r.ContextWindow)
+		for _, p := range r.Points {
+			maxTurn, maxTok = max(maxTurn, p.Turn), max(maxTok, p.Tokens)
+		}
+		for _, d := range r.Decisions {
+			maxTurn, maxTok = max(maxTurn, d.Turn), max(maxTok, d.Tokens)
 		}
 	}
-	if line != "" {
-		lines = append(lines, line)
+	f := frame{top: top, plotW: width - padL - padR, plotH: height - padT - padB, yMax: niceCeil(float64(max(maxTok, window)) * 1.04), maxTurn: maxTurn}
+	c.rect(padL, f.y(f.yMax), f.plotW, f.plotH, "#fff", "#999")
+	for _, t := range ticks(f.yMax, 5) {
+		c.polyline([]pt{{padL, f.y(t)}, {padL + f.plotW, f.y(t)}}, stroke{colour: "#eeeeee", width: 1}, "")
+		c.text(padL-6, f.y(t)+4, tokLabel(t), fontSize, "#333", end, false)
 	}
-	if len(lines) > 2 {
-		lines = append(lines[:1], shorten(strings.Join(lines[1:], " "), n))
+	for _, t := range ticks(float64(maxTurn), 8) {
+		c.text(f.x(int(t)), top+padT+f.plotH+16, fmt.Sprint(int(t)), fontSize, "#333", middle, false)
 	}
-	return strings.Join(lines, "\n")
-}
+	c.text(padL+f.plotW/2, top+height-6, "turn", fontSize, "#333", middle, false)
+	c.text(16, top+padT+f.plotH/2, "context tokens", fontSize, "#333", middle, true)
 
-// title is a panel's title: the file's base name, shortened, and the
-// session's display name wrapped below it.
-func title(r *replay.Report) string {
-	t := shorten(filepath.Base(r.File), maxTitle)
-	if r.Name != "" {
-		t += "\n" + wrap(r.Name, maxTitle)
-	}
-	return t
-}
-
-// kindDashes are the line styles of the kinds of figure.
-var kindDashes = map[replay.Kind][]vg.Length{
-	replay.Measured:  nil,
-	replay.Estimated: {vg.Points(1.5), vg.Points(2)},
-	replay.Projected: {vg.Points(6), vg.Points(3)},
-}
-
-func panel(s replay.PlotSession) (panelPlot, error) {
-	p := plot.New()
-	first := s.Reports[0]
-	p.Title.Text = title(first)
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = "turn"
-	p.Y.Label.Text = "context tokens"
-	leg := plot.NewLegend()
-	leg.Top, leg.Left = true, true
-	leg.TextStyle.Font.Size = vg.Points(8)
-	leg.ThumbnailWidth = vg.Points(20)
-	maxTurn := 1.0
-	for _, r := range s.Reports {
-		if n := len(r.Points); n > 0 && float64(r.Points[n-1].Turn) > maxTurn {
-			maxTurn = float64(r.Points[n-1].Turn)
+	if window > 0 {
+		c.polyline([]pt{{padL, f.y(float64(window))}, {padL + f.plotW, f.y(float64(window))}}, stroke{colour: "#333333", width: 1.5}, "window")
+		if maxTok > window {
+			c.text(padL+f.plotW-6, f.y(float64(window))-5, "above the window: projected, more than a provider accepts", 10, "#555", end, false)
 		}
 	}
-	p.Y.Min = 0
-	p.Y.Max = float64(first.ContextWindow) * 1.08
-	p.X.Min = 0
-	p.X.Max = maxTurn + 1
-	multi := len(s.Reports) > 1
-	seenKind := map[replay.Kind]bool{}
-	seenMark := map[string]bool{}
-	seenThreshold := map[string]bool{}
-	// Threshold names by level: lines at one level get one label.
-	levels := map[float64][]string{}
-	var order []float64
-	// The legend: settings (colours), then kinds (line styles), then
-	// marks (shapes), then the window.
-	var kindEntries, markEntries []legendItem
-	var entries []string
-	for i, r := range s.Reports {
-		col := plotutil.Color(i)
-		if multi {
-			sw, err := plotter.NewLine(plotter.XYs{{}, {}})
-			if err != nil {
-				return panelPlot{}, err
+	thresholds(c, f, s.Thresholds, window)
+
+	n := len(reports)
+	kinds := map[replay.Kind]bool{}
+	for i, r := range reports {
+		st := settingStroke(i, n)
+		for _, run := range runsByKind(thin(r.Points, MaxPoints)) {
+			kinds[run.kind] = true
+			pts := make([]pt, len(run.points))
+			for k, p := range run.points {
+				pts[k] = pt{f.x(p.Turn), f.y(float64(p.Tokens))}
 			}
-			sw.Color, sw.Width = col, vg.Points(3)
-			leg.Add(shorten(r.Label, 28), sw)
-			entries = append(entries, shorten(r.Label, 28))
+			st.dash = kindDash[run.kind]
+			c.polyline(pts, st, fmt.Sprintf("series %s", run.kind))
 		}
-		for _, seg := range segments(r.Points) {
-			l, err := plotter.NewLine(seg.xys)
-			if err != nil {
-				return panelPlot{}, err
-			}
-			l.Color, l.Width, l.Dashes = col, vg.Points(1.5), kindDashes[seg.kind]
-			p.Add(l)
-			if !seenKind[seg.kind] {
-				seenKind[seg.kind] = true
-				th := *l
-				th.Color = color.Black
-				kindEntries = append(kindEntries, legendItem{string(seg.kind), &th})
-			}
-		}
-		if i < len(s.Thresholds) {
-			for _, t := range s.Thresholds[i] {
-				key := fmt.Sprintf("%s=%.0f", t.Name, t.Tokens)
-				if seenThreshold[key] {
+	}
+	marked := map[rules.DecisionKind]bool{}
+	for i, r := range reports {
+		dx := (float64(i) - float64(n-1)/2) * 5
+		colour := Palette[i%len(Palette)]
+		for d, dec := range r.Decisions {
+			for _, km := range kindMarks {
+				if !hasKind(dec, km.kind) {
 					continue
 				}
-				seenThreshold[key] = true
-				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: t.Tokens}, {X: maxTurn + 1, Y: t.Tokens}})
-				if err != nil {
-					return panelPlot{}, err
+				marked[km.kind] = true
+				tip := fmt.Sprintf("%s at turn %d: %s tokens (%s)", km.label, dec.Turn, tokLabel(float64(dec.Tokens)), dec.Kind)
+				if n > 1 {
+					tip = r.Label + ": " + tip
 				}
-				l.Color = col
-				if sharedThreshold(s.Thresholds, t) {
-					l.Color = color.Gray{Y: 110}
-				}
-				l.Width = vg.Points(0.6)
-				l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
-				p.Add(l)
-				if _, ok := levels[t.Tokens]; !ok {
-					order = append(order, t.Tokens)
-				}
-				if !slices.Contains(levels[t.Tokens], t.Name) {
-					levels[t.Tokens] = append(levels[t.Tokens], t.Name)
-				}
-			}
-		}
-		for _, kind := range markKinds {
-			xys := marks(r, kind.match)
-			if len(xys) == 0 {
-				continue
-			}
-			sc, err := plotter.NewScatter(xys)
-			if err != nil {
-				return panelPlot{}, err
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: kind.shape}
-			p.Add(sc)
-			if !seenMark[kind.name] {
-				seenMark[kind.name] = true
-				legend := *sc
-				legend.GlyphStyle.Color = color.Black
-				markEntries = append(markEntries, legendItem{kind.name, &legend})
+				c.mark(km.shape, f.x(dec.Turn)+dx, f.y(float64(dec.Tokens)), colour, i == 0,
+					fmt.Sprintf(`class="decision k-%s" data-s="%d" data-d="%d"`, km.kind, i, d), tip)
 			}
 		}
 	}
-	wl, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(first.ContextWindow)}, {X: maxTurn + 1, Y: float64(first.ContextWindow)}})
-	if err != nil {
-		return panelPlot{}, err
-	}
-	wl.Color = color.Gray{Y: 60}
-	p.Add(wl)
-	slices.SortFunc(kindEntries, func(a, b legendItem) int { return strings.Compare(kindOrder(a.name), kindOrder(b.name)) })
-	for _, e := range append(kindEntries, markEntries...) {
-		leg.Add(e.name, e.thumb)
-		entries = append(entries, e.name)
-	}
-	leg.Add(fmt.Sprintf("window %d", first.ContextWindow), wl)
-	entries = append(entries, fmt.Sprintf("window %d", first.ContextWindow))
-	// Labels closer than 4% of the axis share one line, so that they do
-	// not print over each other.
-	slices.Sort(order)
-	var labels plotter.XYs
-	var names []string
-	for _, y := range order {
-		name := fmt.Sprintf("%s %.0f", strings.Join(levels[y], ", "), y)
-		if n := len(labels); n > 0 && y-labels[n-1].Y < 0.04*p.Y.Max {
-			names[n-1] += "; " + name
-			continue
-		}
-		labels = append(labels, plotter.XY{X: maxTurn + 1, Y: y})
-		names = append(names, name)
-	}
-	if len(labels) > 0 {
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labels, Labels: names})
-		if err != nil {
-			return panelPlot{}, err
-		}
-		for k := range lb.TextStyle {
-			lb.TextStyle[k].Font.Size = vg.Points(7)
-			lb.TextStyle[k].XAlign = draw.XRight
-			lb.TextStyle[k].YAlign = draw.YBottom
-		}
-		p.Add(lb)
-	}
-	return panelPlot{p: p, legend: leg, entries: entries, labels: names}, nil
+	legend(c, f, reports, kinds, marked, window)
 }
 
-func sharedThreshold(all [][]replay.Threshold, t replay.Threshold) bool {
-	for _, ts := range all {
-		if !slices.Contains(ts, t) {
-			return false
-		}
+// settingStroke is setting i of n's line: with more than one setting, the
+// first is wide and pale and each later one narrower on top of it, so
+// that where they coincide every colour shows.
+func settingStroke(i, n int) stroke {
+	s := stroke{colour: Palette[i%len(Palette)], width: 1.6}
+	if n > 1 && i < n-1 {
+		s.width = 1.6 + 3.4*float64(n-1-i)/float64(n-1)
+		s.opacity = 0.45
 	}
-	return true
+	return s
 }
 
-// segment is a run of points of one kind, joined to the point before
-// so that the line does not break where the kind changes.
-type segment struct {
-	kind replay.Kind
-	xys  plotter.XYs
-}
-
-func segments(pts []replay.Point) []segment {
-	var out []segment
-	for i, pt := range pts {
-		xy := plotter.XY{X: float64(pt.Turn), Y: float64(pt.Tokens)}
-		if n := len(out); n > 0 && out[n-1].kind == pt.Kind {
-			out[n-1].xys = append(out[n-1].xys, xy)
-			continue
-		}
-		seg := segment{kind: pt.Kind}
-		if i > 0 {
-			prev := pts[i-1]
-			seg.xys = append(seg.xys, plotter.XY{X: float64(prev.Turn), Y: float64(prev.Tokens)})
-		}
-		seg.xys = append(seg.xys, xy)
-		out = append(out, seg)
-	}
-	// A lone point draws no line: repeat it.
-	for i := range out {
-		if len(out[i].xys) == 1 {
-			out[i].xys = append(out[i].xys, out[i].xys[0])
-		}
-	}
-	return out
-}
-
-var markKinds = []struct {
-	name  string
-	shape draw.GlyphDrawer
-	match func(d replay.Decision) bool
-}{
-	{"reminder", draw.RingGlyph{}, func(d replay.Decision) bool { return injects(d, "reminder") || injects(d, "notice") }},
-	{"warning", draw.TriangleGlyph{}, func(d replay.Decision) bool { return injects(d, "warning") }},
-	{"reset", draw.CrossGlyph{}, func(d replay.Decision) bool { return has(d, "commit_reset", "provide_reset") }},
-	{"checkpoint/compaction", draw.SquareGlyph{}, func(d replay.Decision) bool { return has(d, "checkpoint", "compact") }},
-}
-
-func injects(d replay.Decision, fragment string) bool {
-	for _, e := range d.Effects {
-		if e["effect"] == "inject" {
-			if m, _ := e["message"].(string); strings.Contains(m, fragment) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func has(d replay.Decision, names ...string) bool {
-	for _, e := range d.Effects {
-		if n, _ := e["effect"].(string); slices.Contains(names, n) {
+func hasKind(d replay.Decision, k rules.DecisionKind) bool {
+	for _, x := range d.Kinds {
+		if x == string(k) {
 			return true
 		}
 	}
 	return false
 }
 
-func marks(r *replay.Report, match func(replay.Decision) bool) plotter.XYs {
-	var out plotter.XYs
-	for _, d := range r.Decisions {
-		if match(d) {
-			out = append(out, plotter.XY{X: float64(max(d.Turn, 0)), Y: float64(d.Tokens)})
+// thresholds draws each setting's thresholds as thin dashed lines, in
+// the setting's colour (grey where every setting has it), labelled with
+// name and level at the plot's left edge (where a filling window's line
+// seldom is), labels pushed apart where levels lie close.
+func thresholds(c canvas, f frame, all [][]replay.Threshold, window int64) {
+	type label struct {
+		y            float64
+		text, colour string
+	}
+	var labels []label
+	seen := map[string]bool{}
+	for i, ts := range all {
+		for _, t := range ts {
+			key := fmt.Sprintf("%s@%.0f", t.Name, t.Tokens)
+			if seen[key] || t.Tokens <= 0 || t.Tokens > f.yMax {
+				continue
+			}
+			seen[key] = true
+			colour := Palette[i%len(Palette)]
+			if len(all) > 1 && shared(all, t) {
+				colour = "#777777"
+			}
+			y := f.y(t.Tokens)
+			c.polyline([]pt{{padL, y}, {padL + f.plotW, y}}, stroke{colour: colour, width: 1, dash: []float64{2, 3}, opacity: 0.8}, "threshold")
+			labels = append(labels, label{y, t.Name + " " + thousands(int64(t.Tokens)), colour})
 		}
 	}
-	return out
+	sort.SliceStable(labels, func(i, j int) bool { return labels[i].y < labels[j].y })
+	for i := range labels {
+		if i > 0 && labels[i].y-labels[i-1].y < 13 {
+			labels[i].y = labels[i-1].y + 13
+		}
+		c.text(padL+6, labels[i].y-3, labels[i].text, fontSize, labels[i].colour, start, false)
+	}
+}
+
+func shared(all [][]replay.Threshold, t replay.Threshold) bool {
+	for _, ts := range all {
+		found := false
+		for _, u := range ts {
+			found = found || u == t
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// legend names, right of the plot: the settings (colour, and how their
+// marks are drawn), the kinds of figure, the decision marks and the
+// window.
+func legend(c canvas, f frame, reports []*replay.Report, kinds map[replay.Kind]bool, marked map[rules.DecisionKind]bool, window int64) {
+	x := padL + f.plotW + 14
+	y := f.top + padT + 6
+	line := func(s stroke, text string) {
+		y += 16
+		c.polyline([]pt{{x, y - 4}, {x + 26, y - 4}}, s, "")
+		c.text(x+34, y, text, fontSize, "#222", start, false)
+	}
+	n := len(reports)
+	if n > 1 {
+		for i, r := range reports {
+			s := settingStroke(i, n)
+			line(s, clip(r.Label, 24))
+			how := "marks filled"
+			if i > 0 {
+				how = "marks outlined"
+			}
+			y += 13
+			c.mark(kindMarks[2].shape, x+13, y-4, Palette[i%len(Palette)], i == 0, "", "")
+			c.text(x+34, y, how, 10, "#555", start, false)
+		}
+		y += 8
+	}
+	for _, k := range []replay.Kind{replay.Measured, replay.Estimated, replay.Projected} {
+		if kinds[k] {
+			line(stroke{colour: "#555555", width: 1.6, dash: kindDash[k]}, string(k))
+		}
+	}
+	y += 8
+	for _, km := range kindMarks {
+		if !marked[km.kind] {
+			continue
+		}
+		y += 16
+		c.mark(km.shape, x+13, y-4, "#444444", true, "", "")
+		c.text(x+34, y, km.label, fontSize, "#222", start, false)
+	}
+	if window > 0 {
+		y += 8
+		line(stroke{colour: "#333333", width: 1.5}, "window "+tokLabel(float64(window)))
+	}
 }

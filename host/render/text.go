@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
+	"github.com/fogleman/gg"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
 )
@@ -80,4 +81,27 @@ func wrap(words []string, sep string, width int) []string {
 		lines = append(lines, cur)
 	}
 	return lines
+}
+
+// FontFamily is the family list an SVG names for text measured with
+// Measure: host/chart's charts set their text as the diagrams do.
+const FontFamily = fontFamily
+
+// Measure returns the advance width of s at size points in the diagrams'
+// face.
+func Measure(s string, size float64) (float64, error) { return measure(s, size) }
+
+// DrawString draws s with its baseline's left end at (x, y) in the
+// diagrams' face at size points: the PNG charts rasterise text as the PNG
+// diagrams do.
+func DrawString(dc *gg.Context, s string, x, y, size float64) error {
+	fonts.mu.Lock()
+	defer fonts.mu.Unlock()
+	f, err := face(size)
+	if err != nil {
+		return err
+	}
+	dc.SetFontFace(f)
+	dc.DrawString(s, x, y)
+	return nil
 }

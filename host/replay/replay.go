@@ -231,20 +231,25 @@ func (r *run) reject(k eventKind, err error) {
 	}
 }
 
-// kindsOf are a decision's kinds as the policy declares them: those of
-// the rules that fired and of the messages they injected.
+// kindsOf are a decision's kinds as the policy declares them.
 func (rp *Replayer) kindsOf(d *engine.Decision) rules.KindSet {
+	return decisionKinds(rp.kinds, d.Rules, d.Effects)
+}
+
+// decisionKinds are the declared kinds of the rules that fired and of the
+// messages they injected.
+func decisionKinds(x *rules.KindIndex, fired []string, effects []engine.Effect) rules.KindSet {
 	var set rules.KindSet
-	for _, name := range d.Rules {
-		set |= rp.kinds.Rule(name)
+	for _, name := range fired {
+		set |= x.Rule(name)
 	}
-	for _, e := range d.Effects {
+	for _, e := range effects {
 		if e.Name != "inject" {
 			continue
 		}
 		if m, ok := e.Arg("message"); ok {
 			if s, ok := m.(string); ok {
-				set |= rp.kinds.Message(s)
+				set |= x.Message(s)
 			}
 		}
 	}

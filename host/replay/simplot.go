@@ -3,6 +3,7 @@ package replay
 import (
 	"github.com/resetpolicy/resetpolicy/engine"
 	"github.com/resetpolicy/resetpolicy/host/sim"
+	"github.com/resetpolicy/resetpolicy/rules"
 )
 
 // SimulatedSession is the plot panel of a simulation (simulate --plot):
@@ -20,6 +21,7 @@ func SimulatedSession(res *sim.Result) PlotSession {
 		window = DefaultContextWindow
 	}
 	rep := &Report{File: res.Scenario.File, Name: res.Scenario.Title, Label: res.Policy.Name, Policy: res.Policy.Name, ContextWindow: window}
+	kinds := rules.NewKindIndex(res.Policy)
 	for _, l := range res.Lines {
 		if l.Event == "request" {
 			// The simulated host reports Pi's estimate, as Pi's does.
@@ -29,6 +31,9 @@ func SimulatedSession(res *sim.Result) PlotSession {
 			continue
 		}
 		d := Decision{Turn: l.Turn, Event: l.Event, Tokens: l.Tokens, Kind: Estimated, Rules: l.Rules}
+		for _, k := range decisionKinds(kinds, l.Rules, l.Effects).Kinds() {
+			d.Kinds = append(d.Kinds, string(k))
+		}
 		for _, e := range l.Effects {
 			m := map[string]any{"effect": e.Name}
 			for _, a := range e.Args {

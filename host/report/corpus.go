@@ -2,10 +2,12 @@ package report
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
 
+	"github.com/resetpolicy/resetpolicy/host/chart"
 	"github.com/resetpolicy/resetpolicy/host/replay"
 )
 
@@ -45,6 +47,9 @@ type candidate struct {
 // NewReplayBuilder starts a section for the compared settings.
 func NewReplayBuilder(settings []string) *ReplayBuilder {
 	b := &ReplayBuilder{sec: ReplaySection{Settings: settings, Sessions: []Session{}}}
+	for i := range settings {
+		b.sec.Colours = append(b.sec.Colours, chart.Palette[i%len(chart.Palette)])
+	}
 	b.runways = make([][]int64, len(settings))
 	for _, s := range settings {
 		b.sec.Corpus = append(b.sec.Corpus, Corpus{Setting: s, PeakKind: "measured"})
@@ -111,6 +116,23 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 	if first.ContextWindow > 0 {
 		row.PeakShare = float64(first.PeakTokens) / float64(first.ContextWindow)
 	}
+	for _, r := range reports {
+		f := SettingFigures{Peak: r.PeakTokens, PeakKind: string(r.PeakKind), Resets: r.Resets, Checkpoints: r.Checkpoints}
+		if r.ContextWindow > 0 {
+			f.PeakShare = float64(r.PeakTokens) / float64(r.ContextWindow)
+		}
+		if r.FirstReminder != nil {
+			f.RemindedAt = max(r.FirstReminder.Turn, 1)
+		}
+		if r.FirstWarning != nil {
+			f.WarnedAt = max(r.FirstWarning.Turn, 1)
+		}
+		if r.FirstHardReserve != nil {
+			f.HardReserveAt = max(r.FirstHardReserve.Turn, 1)
+		}
+		row.Settings = append(row.Settings, f)
+	}
+	row.Differ = differ(reports)
 	if len(b.sec.Sessions) >= MaxListed {
 		b.unlisted++
 		return
@@ -119,16 +141,52 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 	b.offer(candidate{row: len(b.sec.Sessions) - 1, score: score(reports, row), reports: reports, thresholds: thresholds})
 }
 
-// score orders the sessions a reader opens first: those where any setting
-// resets or checkpoints, then those that came closest to the window.
+// score orders the sessions a reader opens first: those where the
+// compared settings differ most, then those where any setting resets or
+// checkpoints, then those that came closest to the window.
 func score(reports []*replay.Report, row Session) float64 {
-	s := row.PeakShare
+	s := row.PeakShare + 100*row.Differ
 	for _, r := range reports {
 		if r.Resets+r.Checkpoints > 0 || r.FirstHardReserve != nil {
 			return 10 + s
 		}
 	}
 	return s
+}
+
+// differ says how much the settings' decisions differ on a session: per
+// pair of settings, the decisions of each declared kind one makes and the
+// other does not, and the turns between their first warnings (and first
+// reminders) as a share of the session. 0 with one setting, or where the
+// settings decide alike.
+func differ(reports []*replay.Report) float64 {
+	counts := make([]map[string]int, len(reports))
+	for i, r := range reports {
+		counts[i] = map[string]int{}
+		for _, d := range r.Decisions {
+			for _, k := range d.Kinds {
+				counts[i][k]++
+			}
+		}
+	}
+	turn := func(m *replay.Mark, turns int) float64 {
+		if m == nil {
+			return float64(turns + 1)
+		}
+		return float64(m.Turn)
+	}
+	var out float64
+	for i := range reports {
+		for j := i + 1; j < len(reports); j++ {
+			for _, k := range []string{"reminder", "warning", "checkpoint", "reset", "hard_reserve"} {
+				out += math.Abs(float64(counts[i][k] - counts[j][k]))
+			}
+			turns := max(reports[i].Turns, reports[j].Turns, 1)
+			out += math.Abs(turn(reports[i].FirstWarning, turns)-turn(reports[j].FirstWarning, turns)) / float64(turns)
+			out += math.Abs(turn(reports[i].FirstReminder, turns)-turn(reports[j].FirstReminder, turns)) / float64(turns)
+		}
+	}
+	return out
 }
 
 // offer keeps the MaxCharts best candidates; on equal scores the earlier
@@ -174,7 +232,7 @@ func (b *ReplayBuilder) Section() *ReplaySection {
 		for i, r := range c.reports {
 			s.Reports[i] = pageReport(r)
 		}
-		s.Chart = Chart(c.reports, c.thresholds)
+		s.Chart = chart.Panel(replay.PlotSession{Reports: c.reports, Thresholds: c.thresholds})
 		size := len(s.Chart)
 		if enc, err := json.Marshal(s.Reports); err == nil {
 			size += len(enc)
@@ -184,6 +242,9 @@ func (b *ReplayBuilder) Section() *ReplaySection {
 			continue
 		}
 		used += size
+		if sec.Charted == 0 {
+			sec.First = c.row
+		}
 		sec.Charted++
 	}
 	if b.unlisted > 0 {

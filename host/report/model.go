@@ -117,6 +117,8 @@ type DiagramMove struct {
 type ReplaySection struct {
 	// Settings are the compared settings' labels, one column each.
 	Settings []string `json:"settings"`
+	// Colours are the settings' colours in the charts, one each.
+	Colours []string `json:"colours"`
 	// Corpus are the figures over every session, one per setting.
 	Corpus []Corpus `json:"corpus"`
 	// Sessions lists every session; those with Charted set carry their
@@ -124,6 +126,9 @@ type ReplaySection struct {
 	Sessions []Session `json:"sessions"`
 	// Charted is how many sessions carry a chart (at most MaxCharts).
 	Charted int `json:"charted"`
+	// First is the row of the chart a reader sees first: the most telling
+	// session (the one the settings differ most on).
+	First int `json:"first_chart"`
 	// Failed are files that could not be replayed, with the reason.
 	Failed []string `json:"failed,omitempty"`
 	// Caveats say what a replay cannot know, where it matters.
@@ -172,6 +177,19 @@ type Bin struct {
 	Count int   `json:"count"`
 }
 
+// SettingFigures are one setting's figures on one session; a turn of 0
+// means the setting never did it.
+type SettingFigures struct {
+	Peak          int64   `json:"peak_tokens"`
+	PeakKind      string  `json:"peak_kind"`
+	PeakShare     float64 `json:"peak_share"`
+	Resets        int     `json:"resets"`
+	Checkpoints   int     `json:"checkpoints"`
+	RemindedAt    int     `json:"first_reminder_turn,omitempty"`
+	WarnedAt      int     `json:"first_warning_turn,omitempty"`
+	HardReserveAt int     `json:"first_hard_reserve_turn,omitempty"`
+}
+
 // Session is one session of the corpus.
 type Session struct {
 	File  string `json:"file"`
@@ -184,6 +202,11 @@ type Session struct {
 	Resets      int     `json:"resets"`
 	Checkpoints int     `json:"checkpoints"`
 	Warned      bool    `json:"warned"`
+	// Settings are the figures of each compared setting, in the order of
+	// ReplaySection.Settings; Differ is how much their decisions differ
+	// (the session the settings differ most on is charted first).
+	Settings []SettingFigures `json:"per_setting"`
+	Differ   float64          `json:"differ"`
 	// Reports are the settings' reports as `replay --json` prints them,
 	// and Chart the context-over-turns chart; both only for charted
 	// sessions, to bound the page.

@@ -115,42 +115,6 @@ func TestListBound(t *testing.T) {
 	}
 }
 
-func TestThinKeepsPeaks(t *testing.T) {
-	var pts []replay.Point
-	for i := 0; i < 10000; i++ {
-		tok := int64(i % 97)
-		if i == 5555 {
-			tok = 1e6
-		}
-		pts = append(pts, replay.Point{Turn: i, Tokens: tok})
-	}
-	out := thin(pts, MaxChartPoints)
-	if len(out) > MaxChartPoints || out[0].Turn != 0 || out[len(out)-1].Turn != 9999 {
-		t.Fatalf("thinned to %d points, %d..%d", len(out), out[0].Turn, out[len(out)-1].Turn)
-	}
-	found := false
-	for _, p := range out {
-		found = found || p.Tokens == 1e6
-	}
-	if !found {
-		t.Error("the peak was thinned away")
-	}
-}
-
-func TestChartKinds(t *testing.T) {
-	r := rep("s", 100000, 1, 2)
-	r.Label = "wipe_memory"
-	for i := 5; i < 10; i++ {
-		r.Points[i].Kind = replay.Projected
-	}
-	svg := Chart([]*replay.Report{r}, [][]replay.Threshold{{{Name: "warning", Tokens: 150000}}})
-	for _, want := range []string{`class="series measured"`, `class="series projected"`, `stroke-dasharray="6 4"`, `class="decision" data-s="0" data-d="1"`, `warning: 150k tokens`, ">wipe_memory<"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("chart lacks %q", want)
-		}
-	}
-}
-
 func TestDataCannotCloseItsScript(t *testing.T) {
 	d := &Doc{Policy: &PolicySection{Summary: json.RawMessage(`{"name":"p"}`), Messages: []Named{{Name: "m", Text: "</script><script>alert(1)</script>"}}}}
 	var b bytes.Buffer
@@ -256,5 +220,82 @@ func TestHostileSessionStringsAreCut(t *testing.T) {
 	walk(tree)
 	if n := sec.Sessions[0].Name; !strings.HasPrefix(n, "éé") || !strings.HasSuffix(n, "… (6291456 bytes)") {
 		t.Errorf("a cut name keeps its start and says its length: %.20q…%q", n, n[len(n)-20:])
+	}
+}
+
+// With more sessions of one score than there are charts, the earlier
+// sessions keep theirs: a later session of equal score never takes an
+// earlier one's chart.
+func TestEqualScoresKeepTheEarlierSessions(t *testing.T) {
+	b := NewReplayBuilder([]string{"a"})
+	for i := 0; i < MaxCharts+10; i++ {
+		b.Add([]*replay.Report{rep(fmt.Sprintf("s%03d", i), 50000, 0, 1)}, nil)
+	}
+	sec := b.Section()
+	for i, s := range sec.Sessions {
+		if charted := s.Chart != ""; charted != (i < MaxCharts) {
+			t.Errorf("session %d of equal score: charted %v, want %v", i, charted, i < MaxCharts)
+		}
+	}
+}
+
+// kinded is a report whose decisions are marked with the given kinds at
+// the given turns.
+func kinded(file string, marks map[int]string) *replay.Report {
+	r := rep(file, 100000, 0, 0)
+	r.Turns = 200
+	for turn := 0; turn < 200; turn++ {
+		if k, ok := marks[turn]; ok {
+			r.Decisions = append(r.Decisions, replay.Decision{Turn: turn, Tokens: 1000, Kinds: []string{k}})
+			m := &replay.Mark{Turn: turn}
+			switch k {
+			case "warning":
+				if r.FirstWarning == nil {
+					r.FirstWarning = m
+				}
+			case "reminder":
+				if r.FirstReminder == nil {
+					r.FirstReminder = m
+				}
+			case "hard_reserve":
+				if r.FirstHardReserve == nil {
+					r.FirstHardReserve = m
+				}
+			}
+		}
+	}
+	return r
+}
+
+// Each setting has its own figures in a session's row, and the chart
+// opened first is the session the settings differ most on, not the
+// first file.
+func TestSessionRowsPerSettingAndTheMostDifferentFirst(t *testing.T) {
+	b := NewReplayBuilder([]string{"warning_runway=12288", "warning_runway=20000"})
+	same := func() *replay.Report { return kinded("", map[int]string{175: "warning", 199: "hard_reserve"}) }
+	// a: alike, both at the hard reserve (a reset used to put it first);
+	// b: warnings at 191 and 175; c: warnings at 191 and 86, and only one
+	// setting reminds.
+	ra, rb := same(), same()
+	ra.File, rb.File = "a", "a"
+	b.Add([]*replay.Report{ra, rb}, nil)
+	r1, r2 := kinded("b", map[int]string{191: "warning"}), kinded("b", map[int]string{175: "warning"})
+	b.Add([]*replay.Report{r1, r2}, nil)
+	c1, c2 := kinded("c", map[int]string{191: "warning"}), kinded("c", map[int]string{60: "reminder", 86: "warning"})
+	b.Add([]*replay.Report{c1, c2}, nil)
+	sec := b.Section()
+	if sec.First != 2 {
+		t.Errorf("first chart is row %d (%s), want row 2 (c), where the settings differ most; differ %v %v %v",
+			sec.First, sec.Sessions[sec.First].File, sec.Sessions[0].Differ, sec.Sessions[1].Differ, sec.Sessions[2].Differ)
+	}
+	if sec.Sessions[0].Differ != 0 || !(sec.Sessions[1].Differ > 0 && sec.Sessions[2].Differ > sec.Sessions[1].Differ) {
+		t.Errorf("differ a %v, b %v, c %v: want 0 < b < c", sec.Sessions[0].Differ, sec.Sessions[1].Differ, sec.Sessions[2].Differ)
+	}
+	row := sec.Sessions[2].Settings
+	if len(row) != 2 || row[0].WarnedAt != 191 || row[1].WarnedAt != 86 || sec.Sessions[0].Settings[1].HardReserveAt != 199 {
+		t.Errorf("per-setting figures of c: %+v", row)
+	}
+	if len(sec.Colours) != 2 || sec.Colours[0] == sec.Colours[1] {
+		t.Errorf("setting colours %v", sec.Colours)
 	}
 }

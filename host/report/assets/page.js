@@ -248,18 +248,31 @@
     body.append(el("h3", { text: "Sessions (" + R.sessions.length + "; " + R.charted + " with a chart: click one)" }));
     if (shared) body.append(el("p", { class: "muted", text: "below " + shared }));
     const chart = el("div", { id: "session-chart" });
+    // One group of columns per compared setting, headed in its chart
+    // colour: what each setting did on each session.
     const t = el("table", { id: "session-table" });
-    t.append(el("tr", {}, ...["session", "turns", "peak", "of window", "resets", "checkpoints", "warned", "chart"].map((x) => el("th", { text: x }))));
+    const S = R.settings || [];
+    const cols = ["peak", "of window", "resets", "checkpoints", "reminded", "warned", "hard reserve"];
+    const swatch = (k) => el("span", { class: "swatch", style: "background:" + ((R.colours || [])[k] || "#555") });
+    t.append(el("tr", {}, el("th", { rowspan: "2", text: "session" }), el("th", { rowspan: "2", text: "turns" }),
+      ...S.map((label, k) => el("th", { colspan: String(cols.length), class: "setting", "data-s": String(k) }, swatch(k), label)),
+      el("th", { rowspan: "2", text: "chart" })));
+    t.append(el("tr", {}, ...[].concat(...S.map(() => cols.map((x) => el("th", { class: "num", text: x }))))));
+    const at = (turn) => (turn ? "turn " + num(turn) : "");
     R.sessions.forEach((s, i) => {
+      const cells = [].concat(...S.map((_, k) => {
+        const f = (s.per_setting || [])[k] || {};
+        return [num(f.peak_tokens), (100 * (f.peak_share || 0)).toFixed(0) + "%", num(f.resets), num(f.checkpoints), at(f.first_reminder_turn), at(f.first_warning_turn), at(f.first_hard_reserve_turn)]
+          .map((text) => el("td", { class: "num", "data-s": String(k), text }));
+      }));
       const tr = el("tr", { class: s.chart ? "session" : "", "data-i": String(i) },
-        el("td", {}, el("code", { text: shortName(s), title: s.file })), el("td", { class: "num", text: num(s.turns) }), el("td", { class: "num", text: num(s.peak_tokens) }),
-        el("td", { class: "num", text: (100 * s.peak_share).toFixed(0) + "%" }), el("td", { class: "num", text: num(s.resets) }),
-        el("td", { class: "num", text: num(s.checkpoints) }), el("td", { text: s.warned ? "yes" : "" }), el("td", { text: s.chart ? "▸ open" : "listed" }));
+        el("td", {}, el("code", { text: shortName(s), title: s.file })), el("td", { class: "num", text: num(s.turns) }),
+        ...cells, el("td", { text: s.chart ? "▸ open" : "listed" }));
       if (s.chart) tr.addEventListener("click", () => openSession(i, tr, chart));
       t.append(tr);
     });
     body.append(chart, t);
-    const first = t.querySelector("tr.session");
+    const first = t.querySelector('tr.session[data-i="' + (R.first_chart || 0) + '"]') || t.querySelector("tr.session");
     if (first) openSession(Number(first.dataset.i), first, chart);
   })();
 
@@ -275,12 +288,12 @@
     holder.innerHTML = s.chart;
     box.append(holder);
     const tip = $("#tooltip");
-    holder.querySelectorAll("circle.decision").forEach((c) => {
+    holder.querySelectorAll(".decision").forEach((c) => {
       c.addEventListener("mouseenter", (ev) => {
         const rep = reps[Number(c.dataset.s)] || {};
         const d = (rep.decisions || [])[Number(c.dataset.d)];
         if (!d) return;
-        tip.textContent = (rep.setting || rep.policy) + "\nturn " + d.turn + " · " + d.event + " · " + num(d.tokens) + " tokens (" + (d.kind || (d.projected ? "projected" : "measured")) + ")\nrules: " + d.rules.join(", ") + "\neffects: " + (d.effects || []).map((e) => e.effect).join(", ");
+        tip.textContent = (rep.setting || rep.policy) + "\nturn " + d.turn + " · " + d.event + " · " + num(d.tokens) + " tokens (" + (d.kind || (d.projected ? "projected" : "measured")) + ")\n" + ((d.kinds || []).join(", ") || "routine") + "\nrules: " + d.rules.join(", ") + "\neffects: " + (d.effects || []).map((e) => e.effect).join(", ");
         tip.style.display = "block";
         tip.style.left = ev.clientX + 12 + "px";
         tip.style.top = ev.clientY + 12 + "px";
