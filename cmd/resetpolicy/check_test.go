@@ -132,3 +132,21 @@ func TestCheckHost(t *testing.T) {
 		t.Errorf("unknown host: exit %d\n%s", code, stderr)
 	}
 }
+
+// A policy that injects or resets without declaring a decision kind loads,
+// with a warning at its first such effect; -Werror makes it an error.
+func TestCheckWarnsOfUndeclaredKinds(t *testing.T) {
+	const f = "testdata/check/undeclared_kinds.hcl"
+	stdout, stderr, code := runCLI(t, "", "check", f)
+	if code != 0 || !strings.Contains(stdout, f+": ok") || !strings.Contains(stderr, f+":13:12: warning: No decision kinds declared") {
+		t.Errorf("check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "", "check", "-Werror", f); code != 1 || !strings.Contains(stderr, "error: No decision kinds declared") {
+		t.Errorf("check -Werror: exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"wipe_memory", "new_context", "autocompacter"} {
+		if _, stderr, code := runCLI(t, "", "check", "-Werror", name); code != 0 {
+			t.Errorf("check -Werror %s: exit %d\n%s", name, code, stderr)
+		}
+	}
+}
