@@ -164,7 +164,7 @@ func TestUndeclaredKindsAreNoted(t *testing.T) {
 	for _, n := range r.Notes {
 		noted = noted || strings.Contains(n, "declares no decision kind")
 	}
-	if !noted || r.FirstWarning != nil {
+	if !noted || !r.KindsUndeclared || r.FirstWarning != nil {
 		t.Errorf("notes %q, first warning %+v: want the note and no warning", r.Notes, r.FirstWarning)
 	}
 	if d := replayFile(t, config(t, "wipe_memory", nil, 64000), "pi-faux-read.jsonl", ""); d.FirstWarning == nil || strings.Contains(strings.Join(d.Notes, "|"), "declares no decision kind") {

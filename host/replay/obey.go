@@ -36,6 +36,7 @@ func (r *run) finish() {
 	}
 	if r.rp.undeclared != "" {
 		rep.Notes = append(rep.Notes, r.rp.undeclared)
+		rep.KindsUndeclared = true
 	}
 	if rep.FirstWarning != nil && r.rp.cfg.ObeysWithin <= 0 && r.rp.closeOut != "" {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the policy warned, but this record was made without the warning: it cannot show the agent acting on it (calling %s, writing notes), so every later turn runs on as if ignored; --assume-obeys-within N assumes the agent closes out N turns after a warning", r.rp.closeOut))

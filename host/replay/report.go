@@ -68,6 +68,10 @@ type Report struct {
 	// the record's context exceeds, a window the provider stated, the
 	// agent's answer to a warning it never saw.
 	Notes []string `json:"notes,omitempty"`
+	// KindsUndeclared says the policy injects or resets but declares no
+	// decision kind: no reminder, warning, checkpoint, reset or hard
+	// reserve is counted (a note says so too).
+	KindsUndeclared bool `json:"kinds_undeclared,omitempty"`
 
 	Decisions        []Decision `json:"decisions"`
 	DecisionsDropped int        `json:"decisions_dropped,omitempty"`

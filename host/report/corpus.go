@@ -29,6 +29,7 @@ const (
 // for a chart.
 type ReplayBuilder struct {
 	sec        ReplaySection
+	undeclared []bool // per setting: its policy declares no decision kind
 	runways    [][]int64
 	candidates []candidate
 	unlisted   int
@@ -51,6 +52,7 @@ func NewReplayBuilder(settings []string) *ReplayBuilder {
 		b.sec.Colours = append(b.sec.Colours, chart.Palette[i%len(chart.Palette)])
 	}
 	b.runways = make([][]int64, len(settings))
+	b.undeclared = make([]bool, len(settings))
 	for _, s := range settings {
 		b.sec.Corpus = append(b.sec.Corpus, Corpus{Setting: s, PeakKind: "measured"})
 	}
@@ -85,6 +87,10 @@ func (b *ReplayBuilder) Add(reports []*replay.Report, thresholds [][]replay.Thre
 		c.FileErrors += len(r.Errors)
 		if r.FirstHardReserve != nil {
 			c.HardReserve++
+		}
+		if r.KindsUndeclared && !b.undeclared[i] {
+			b.undeclared[i] = true
+			b.sec.Caveats = append(b.sec.Caveats, "The policy of "+b.sec.Settings[i]+" injects messages or resets but declares no decision kind (kind = reminder, warning, checkpoint, reset or hard_reserve on a message or rule): its reminders, warnings, checkpoints, resets and hard reserves are neither counted nor marked.")
 		}
 		if r.DivergedAt > 0 {
 			c.Diverged++

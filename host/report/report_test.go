@@ -299,3 +299,18 @@ func TestSessionRowsPerSettingAndTheMostDifferentFirst(t *testing.T) {
 		t.Errorf("setting colours %v", sec.Colours)
 	}
 }
+
+// A setting whose policy declares no decision kind is said on the page,
+// never shown as a corpus with no warnings.
+func TestUndeclaredKindsAreACaveat(t *testing.T) {
+	b := NewReplayBuilder([]string{"team", "wipe_memory"})
+	for i := 0; i < 3; i++ {
+		bare := rep(fmt.Sprint(i), 1000, 0, 0)
+		bare.KindsUndeclared = true
+		b.Add([]*replay.Report{bare, rep(fmt.Sprint(i), 1000, 0, 0)}, nil)
+	}
+	caveats := strings.Join(b.Section().Caveats, "\n")
+	if strings.Count(caveats, "declares no decision kind") != 1 || !strings.Contains(caveats, "The policy of team ") {
+		t.Errorf("caveats %q: want one for the setting team", caveats)
+	}
+}
