@@ -11,6 +11,9 @@ import (
 
 type fixture struct {
 	user, projectYAML, projectHCL string
+	// teamHCL is a policy file beside the project config, .pi/team.hcl,
+	// for a project config that names it.
+	teamHCL string
 }
 
 // setup writes the fixture's files and returns the user config dir and
@@ -32,6 +35,7 @@ func setup(t *testing.T, f fixture) (userDir, projectDir string) {
 	write(filepath.Join(userDir, UserConfigFile), f.user)
 	write(filepath.Join(projectDir, ProjectConfigFile), f.projectYAML)
 	write(filepath.Join(projectDir, ProjectPolicyFile), f.projectHCL)
+	write(filepath.Join(projectDir, filepath.Dir(ProjectConfigFile), "team.hcl"), f.teamHCL)
 	return userDir, projectDir
 }
 
@@ -323,6 +327,13 @@ func TestProjectPolicyWinsOverUserParams(t *testing.T) {
 		{"use block over user", fixture{
 			user:       "params:\n  warning_runway: 9000\n  reminder_margin: 30000\n",
 			projectHCL: "use \"wipe_memory\" {\n  warning_runway = 20000\n}\n",
+		}, "20000", "/", 1, "30000", "user config"},
+		// A policy file the project config names is the project's policy
+		// as .pi/resetpolicy.hcl is: the values it sets beat the user's.
+		{"policy file named by the project config over user", fixture{
+			user:        "params:\n  warning_runway: 9000\n  reminder_margin: 30000\n",
+			projectYAML: "policy: team.hcl\n",
+			teamHCL:     "use \"wipe_memory\" {\n  warning_runway = 20000\n}\n",
 		}, "20000", "/", 1, "30000", "user config"},
 		{"project config over user", fixture{
 			user:        "params:\n  warning_runway: 9000\n",
