@@ -72,6 +72,7 @@ func TestDispatchDecidesAsAScanWould(t *testing.T) {
 			r.Intn(2)+1, []string{"1", "2", "2", "2", "0", "x"}[r.Intn(6)], r.Intn(4) > 0, r.Intn(4) > 0))
 	}
 	cases[noCandidateInState] = tools
+	cases[twoLiteralFacts] = twoLiteralStream(r, 3000)
 	for src, stream := range cases {
 		e := load(t, src)
 		if tabled, plans := engine.StateTables(e); tabled != plans {
@@ -112,6 +113,46 @@ func TestDispatchDecidesAsAScanWould(t *testing.T) {
 			t.Errorf("only %d rules fired over %d events: the comparison proves little", fired, len(stream))
 		}
 	}
+}
+
+// twoLiteralFacts is a group whose rules start their guards with literal
+// tests on two different facts: the group dispatches on the name (three
+// rules test it), and the rules that test the window first must keep that
+// test and be candidates in every bucket. Dropping the fact check when
+// bucketing fires window_w9 for {"name":"t1","window_id":"w1"}.
+const twoLiteralFacts = `
+policy "two_literals" {}
+group "g" {
+  rule "window_w9" {
+    on   = "tool"
+    when = "event.window_id == 'w9'"
+  }
+  rule "tool_t1" {
+    on   = "tool"
+    when = "event.name == 't1' && event.enabled"
+  }
+  rule "window_w8" {
+    on   = "tool"
+    when = "event.window_id == 'w8' && event.idle"
+  }
+  rule "tool_t2" {
+    on   = "tool"
+    when = "event.name == 't2'"
+  }
+  rule "tool_t1_idle" {
+    on   = "tool"
+    when = "event.name == 't1' && event.idle"
+  }
+}
+`
+
+func twoLiteralStream(r *rand.Rand, n int) []string {
+	var out []string
+	for i := 0; i < n; i++ {
+		out = append(out, fmt.Sprintf(`{"event":"tool","name":%q,"window_id":%q,"enabled":%v,"idle":%v}`,
+			[]string{"t1", "t2", "t3", "w9"}[r.Intn(4)], []string{"w1", "w8", "w9", "t1"}[r.Intn(4)], r.Intn(2) == 0, r.Intn(2) == 0))
+	}
+	return out
 }
 
 const sharedFirstConjunct = `

@@ -22,33 +22,44 @@ func FuzzDecide(f *testing.F) {
 	f.Add(strings.Join(benchStream, "\n"))
 	f.Add(`{"event":"turn_end","tokens":1e400}`)
 	f.Add(`{"event":"tool","args":{"a":[1,{"b":null}]}}`)
-	e := wipeMemory(f)
+	f.Add(`{"event":"tool","name":"t1","window_id":"w1"}` + "\n" + `{"event":"tool","name":"t2","window_id":"w9","idle":true}`)
+	// wipe_memory, and a group whose rules start with literals on two
+	// different facts (twoLiteralFacts).
+	engines := []*engine.Engine{wipeMemory(f), load(f, twoLiteralFacts)}
 	f.Fuzz(func(t *testing.T, text string) {
-		a, b := e.NewSession(), e.NewSession()
-		lines := strings.SplitN(text, "\n", 65)
-		if len(lines) > 64 {
-			lines = lines[:64]
-		}
-		for i, line := range lines {
-			ev, err := engine.ParseEvent([]byte(line))
-			if err != nil {
-				continue
-			}
-			before := string(a.Snapshot())
-			da, errA := a.Decide(ev)
-			db, errB := b.DecideExplain(ev)
-			if errA != nil && string(a.Snapshot()) != before {
-				t.Fatalf("line %d: a rejected event changed the state", i)
-			}
-			if fmt.Sprint(errA) != fmt.Sprint(errB) {
-				t.Fatalf("line %d %s: indexed %v, scanned %v", i, line, errA, errB)
-			}
-			if errA == nil && (!slices.Equal(da.Rules, db.Rules) || fmt.Sprint(da.Effects) != fmt.Sprint(db.Effects)) {
-				t.Fatalf("line %d %s:\nindexed %v %v\nscanned %v %v", i, line, da.Rules, da.Effects, db.Rules, db.Effects)
-			}
-			if string(a.Snapshot()) != string(b.Snapshot()) {
-				t.Fatalf("line %d %s: the states differ:\n%s\n%s", i, line, a.Snapshot(), b.Snapshot())
-			}
+		for _, e := range engines {
+			decideAlike(t, e, text)
 		}
 	})
+}
+
+// decideAlike decides the lines of text on e by the index and by the
+// scan, and fails where they disagree.
+func decideAlike(t *testing.T, e *engine.Engine, text string) {
+	a, b := e.NewSession(), e.NewSession()
+	lines := strings.SplitN(text, "\n", 65)
+	if len(lines) > 64 {
+		lines = lines[:64]
+	}
+	for i, line := range lines {
+		ev, err := engine.ParseEvent([]byte(line))
+		if err != nil {
+			continue
+		}
+		before := string(a.Snapshot())
+		da, errA := a.Decide(ev)
+		db, errB := b.DecideExplain(ev)
+		if errA != nil && string(a.Snapshot()) != before {
+			t.Fatalf("line %d: a rejected event changed the state", i)
+		}
+		if fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("line %d %s: indexed %v, scanned %v", i, line, errA, errB)
+		}
+		if errA == nil && (!slices.Equal(da.Rules, db.Rules) || fmt.Sprint(da.Effects) != fmt.Sprint(db.Effects)) {
+			t.Fatalf("line %d %s:\nindexed %v %v\nscanned %v %v", i, line, da.Rules, da.Effects, db.Rules, db.Effects)
+		}
+		if string(a.Snapshot()) != string(b.Snapshot()) {
+			t.Fatalf("line %d %s: the states differ:\n%s\n%s", i, line, a.Snapshot(), b.Snapshot())
+		}
+	}
 }
