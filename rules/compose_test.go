@@ -9,6 +9,7 @@ import (
 
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/zclconf/go-cty/cty"
 )
 
 func loadCompose(t *testing.T, name, text string) (*rules.Policy, rules.Diagnostics) {
@@ -241,5 +242,49 @@ func TestReadmeShowsTheComposedProject(t *testing.T) {
 		if !strings.Contains(string(readme), "```hcl\n"+string(b)+"```") {
 			t.Errorf("docs/language.md does not show %s as it is", f)
 		}
+	}
+}
+
+// A composed file's values and the user's overrides meet in one order:
+// the use block's values first, then --set, the environment and the user
+// config in the order given, each later one winning; an override that
+// yields gives way to a value the file sets, and only to that.
+func TestComposePrecedence(t *testing.T) {
+	const file = "use \"wipe_memory\" {\n  warning_runway = 20000\n}\n"
+	num := func(v int64) cty.Value { return cty.NumberIntVal(v) }
+	for _, tc := range []struct {
+		name      string
+		overrides []rules.Override
+		runway    int64
+		origin    string
+		reminder  int64
+	}{
+		{"the file alone", nil, 20000, "team.hcl", 24576},
+		{"--set over the file", []rules.Override{{Name: "warning_runway", Value: num(9000), Origin: "--set"}}, 9000, "--set", 24576},
+		{"the later of two overrides", []rules.Override{
+			{Name: "warning_runway", Value: num(9000), Origin: "RESETPOLICY_PARAM_WARNING_RUNWAY"},
+			{Name: "warning_runway", Value: num(8000), Origin: "--set"}}, 8000, "--set", 24576},
+		{"a yielding user value under the file's", []rules.Override{{Name: "warning_runway", Value: num(9000), Origin: "user config", Yield: true}}, 20000, "team.hcl", 24576},
+		{"a yielding user value where the file sets none", []rules.Override{{Name: "reminder_margin", Value: num(30000), Origin: "user config", Yield: true}}, 20000, "team.hcl", 30000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, diags := rules.Load(rules.Source{Name: "team.hcl", Bytes: []byte(file)}, rules.WithBuiltins(policies.Source),
+				rules.WithBuiltinNames(policies.Names), rules.WithOverrides(tc.overrides...))
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			for _, x := range p.Params {
+				switch x.Name {
+				case "warning_runway":
+					if !x.Value.Equals(num(tc.runway)).True() || !strings.HasPrefix(x.Origin, tc.origin) {
+						t.Errorf("warning_runway = %s from %q, want %d from %s", x.Value.AsBigFloat(), x.Origin, tc.runway, tc.origin)
+					}
+				case "reminder_margin":
+					if !x.Value.Equals(num(tc.reminder)).True() {
+						t.Errorf("reminder_margin = %s, want %d", x.Value.AsBigFloat(), tc.reminder)
+					}
+				}
+			}
+		})
 	}
 }
