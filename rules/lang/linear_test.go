@@ -307,3 +307,61 @@ func TestEqualityBothWays(t *testing.T) {
 		}
 	}
 }
+
+// Each shape of comparison read in place, at its boundary and one step
+// past it, against answers worked by hand (param.k is 2): a sign lost in
+// a side's form or an operator mirrored to its neighbour moves the
+// boundary, whatever the evaluator of the sides says.
+func TestLinearComparisonsAtTheirBoundaries(t *testing.T) {
+	cases := []struct {
+		src  string
+		a, b float64
+		want bool
+	}{
+		// a fact less a constant; a constant less a fact
+		{"event.a - param.k <= 3", 5, 0, true},
+		{"event.a - param.k <= 3", 6, 0, false},
+		{"param.k - event.a >= 0", 2, 0, true},
+		{"param.k - event.a >= 0", 3, 0, false},
+		{"event.a + param.k < 5", 2, 0, true},
+		{"event.a + param.k < 5", 3, 0, false},
+		// a difference of facts, and a constant taken from it
+		{"event.a - event.b < 0", 1, 2, true},
+		{"event.a - event.b < 0", 2, 2, false},
+		{"(event.a - event.b) - param.k > 0", 5, 2, true},
+		{"(event.a - event.b) - param.k > 0", 4, 2, false},
+		{"(event.a - event.b) + param.k >= 0", 1, 3, true},
+		{"(event.a - event.b) + param.k >= 0", 0, 3, false},
+		// a constant on the left is the mirrored comparison
+		{"3 < event.a", 4, 0, true},
+		{"3 < event.a", 3, 0, false},
+		{"3 <= event.a", 3, 0, true},
+		{"3 <= event.a", 2, 0, false},
+		{"3 > event.a", 2, 0, true},
+		{"3 > event.a", 3, 0, false},
+		{"3 >= event.a", 3, 0, true},
+		{"3 >= event.a", 4, 0, false},
+		// a constant on the right
+		{"event.a <= 3", 3, 0, true},
+		{"event.a <= 3", 4, 0, false},
+		{"event.a >= 3", 3, 0, true},
+		{"event.a >= 3", 2, 0, false},
+		// two forms
+		{"event.a - event.b <= param.k - event.a", 2, 2, true},
+		{"event.a - event.b <= param.k - event.a", 3, 2, false},
+		{"event.a <= event.b", 2, 2, true},
+		{"event.a >= event.b + param.k", 4, 2, true},
+		{"event.a >= event.b + param.k", 3, 2, false},
+	}
+	env := linearEnv()
+	for _, c := range cases {
+		p, err := Compile(c.src, env)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		f := NewFrame([]Value{{Num: c.a}, {Num: c.b}, {Num: 0}}, []Value{{Num: 4}})
+		if got := p.B(&f); got != c.want {
+			t.Errorf("%s with a=%v b=%v: %v, want %v", c.src, c.a, c.b, got, c.want)
+		}
+	}
+}
