@@ -68,6 +68,7 @@ group "request" {
     }
   }
   rule "completed_turn_commits" {
+    kind = reset
     on   = "turn_end"
 #           ^ hover: a turn has ended
     from = { request = "pending" }
