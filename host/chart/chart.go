@@ -255,6 +255,10 @@ func thresholds(c canvas, f frame, all [][]replay.Threshold, window int64) {
 		if i > 0 && labels[i].y-labels[i-1].y < 13 {
 			labels[i].y = labels[i-1].y + 13
 		}
+		// A white ground keeps a label readable where a line crosses it.
+		if w, err := render.Measure(labels[i].text, fontSize); err == nil {
+			c.rect(padL+4, labels[i].y-3-fontSize+1, w+4, fontSize+2, "#fff", "")
+		}
 		c.text(padL+6, labels[i].y-3, labels[i].text, fontSize, labels[i].colour, start, false)
 	}
 }
