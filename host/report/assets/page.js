@@ -252,17 +252,17 @@
     // colour: what each setting did on each session.
     const t = el("table", { id: "session-table" });
     const S = R.settings || [];
-    const cols = ["peak", "of window", "resets", "checkpoints", "reminded", "warned", "hard reserve"];
+    const cols = ["peak (of window)", "resets", "checkpoints", "reminded at turn", "warned at turn", "hard reserve at turn"];
     const swatch = (k) => el("span", { class: "swatch", style: "background:" + ((R.colours || [])[k] || "#555") });
     t.append(el("tr", {}, el("th", { rowspan: "2", text: "session" }), el("th", { rowspan: "2", text: "turns" }),
       ...S.map((label, k) => el("th", { colspan: String(cols.length), class: "setting", "data-s": String(k) }, swatch(k), label)),
       el("th", { rowspan: "2", text: "chart" })));
     t.append(el("tr", {}, ...[].concat(...S.map(() => cols.map((x) => el("th", { class: "num", text: x }))))));
-    const at = (turn) => (turn ? "turn " + num(turn) : "");
+    const at = (turn) => (turn ? num(turn) : "");
     R.sessions.forEach((s, i) => {
       const cells = [].concat(...S.map((_, k) => {
         const f = (s.per_setting || [])[k] || {};
-        return [num(f.peak_tokens), (100 * (f.peak_share || 0)).toFixed(0) + "%", num(f.resets), num(f.checkpoints), at(f.first_reminder_turn), at(f.first_warning_turn), at(f.first_hard_reserve_turn)]
+        return [num(f.peak_tokens) + " (" + (100 * (f.peak_share || 0)).toFixed(0) + "%)", num(f.resets), num(f.checkpoints), at(f.first_reminder_turn), at(f.first_warning_turn), at(f.first_hard_reserve_turn)]
           .map((text) => el("td", { class: "num", "data-s": String(k), text }));
       }));
       const tr = el("tr", { class: s.chart ? "session" : "", "data-i": String(i) },
@@ -271,7 +271,7 @@
       if (s.chart) tr.addEventListener("click", () => openSession(i, tr, chart));
       t.append(tr);
     });
-    body.append(chart, t);
+    body.append(chart, el("div", { class: "scroll" }, t));
     const first = t.querySelector('tr.session[data-i="' + (R.first_chart || 0) + '"]') || t.querySelector("tr.session");
     if (first) openSession(Number(first.dataset.i), first, chart);
   })();
