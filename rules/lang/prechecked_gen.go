@@ -13,6 +13,12 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,error:4,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"state.attempt != 'none' && event.attempt == state.attempt_id",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"event.attempt != state.attempt_id",
@@ -22,6 +28,12 @@ var prechecked = []precheckedEnv{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,crosses_reset:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
 			"event.crosses_reset",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:4,dialog:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"event.name == 'wipe-memory'",
 		},
 	},
 	{
@@ -45,6 +57,12 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.outcome == 'completed' && !event.synthetic_abort",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
 		srcs: []string{
 			"event.outcome != 'completed' || event.synthetic_abort",
@@ -58,6 +76,9 @@ var prechecked = []precheckedEnv{
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(event.outcome == 'error' && event.error == 'overflow' && event.queued)",
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(state.request == 'close-out' && state.request_source == 'manual' && event.outcome == 'error')",
 			"event.error != 'overflow'",
+			"event.outcome != 'completed' || event.synthetic_abort",
+			"event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')",
+			"event.outcome == 'completed' && !event.synthetic_abort",
 			"event.outcome == 'completed' && !event.synthetic_abort && event.enabled && event.auto_reset && event.context_window - event.tokens <= event.reserve + param.reserve_margin && state.request != 'stop-pending'",
 			"event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')",
 			"event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))",
@@ -68,6 +89,8 @@ var prechecked = []precheckedEnv{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
 			"event.outcome == 'aborted'",
+			"event.outcome == 'aborted' || (!event.queued && (event.outcome != 'completed' || !event.enabled))",
+			"event.outcome == 'completed' && event.enabled && !event.queued && state.request == 'close-out' && state.request_source != 'automatic'",
 			"state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'",
 			"state.request == 'close-out' && state.request_source == 'manual' && (state.overflow == 'pending' || state.overflow == 'pending-spent') && event.enabled && !event.queued && event.outcome != 'aborted'",
 		},
@@ -235,8 +258,8 @@ var prechecked = []precheckedEnv{
 			"message.uncompactable",
 			"state.attempt != 'confirmed'",
 			"state.attempt != 'none'",
+			"state.attempt == 'none' || state.attempt_id == state.attempt_seq",
 			"state.attempt_seq + 1",
-			"state.warned_window == event.window_id",
 			"state.warning_draft",
 			"state.warning_draft != ''",
 		},
@@ -418,6 +441,7 @@ var prechecked = []precheckedEnv{
 	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
+			"!event.auto_compaction",
 			"!event.enabled",
 			"!event.queued",
 			"!event.queued && !(event.enabled && event.auto_reset)",
@@ -446,14 +470,12 @@ var prechecked = []precheckedEnv{
 			"message.tool_off",
 			"message.warning_notice",
 			"state.draft_window",
-			"state.reminder_window == event.window_id",
 			"state.request == 'close-out' && state.request_source == 'automatic' && state.overflow == 'idle'",
 			"state.request == 'close-out' && state.request_source == 'manual'",
 			"state.request == 'close-out' && state.request_source == 'manual' && event.window_id == state.request_window",
 			"state.request == 'stop-pending'",
 			"state.request == 'stop-pending' && event.window_id != state.request_window",
 			"state.request_source == 'manual'",
-			"state.warning_window == event.window_id || !event.auto_compaction",
 			"true",
 		},
 	},
@@ -499,6 +521,7 @@ var prechecked = []precheckedEnv{
 // (see preparse.go).
 var preparsedTrees = []preparsedTree{
 	{src: "!cooled_down", tree: "\x00\x00\x01\x00\a\x00\x01\x01!\x02\x01\f\vcooled_down"},
+	{src: "!event.auto_compaction", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\x16\x02\x01\x06\x05event\x06\a\x16\x0fauto_compaction\x00\x00"},
 	{src: "!event.enabled", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aenabled\x00\x00"},
 	{src: "!event.idle", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\v\x02\x01\x06\x05event\x06\a\v\x04idle\x00\x00"},
 	{src: "!event.on", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\t\x02\x01\x06\x05event\x06\a\t\x02on\x00\x00"},
@@ -592,6 +615,8 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome != 'completed' || event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1d\x1f\x02||\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&5\x02 %\x05event\x06&5\x0fsynthetic_abort\x00\x00"},
 	{src: "event.outcome == 'aborted'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted"},
 	{src: "event.outcome == 'aborted' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1b\x1d\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\a\x1e\x1f\x01!\n%4\x02\x1f$\x05event\x06%4\x0fsynthetic_abort\x00\x00"},
+	{src: "event.outcome == 'aborted' || (!event.queued && (event.outcome != 'completed' || !event.enabled))", tree: "\x05\x04\x04\x06\b\x1b\x1d\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\b-/\x02&&\a\x1f \x01!\n&,\x02 %\x05event\x06&,\x06queued\x00\x00\bNP\x02||\b?A\x02!=\n7>\x0216\x05event\x067>\aoutcome\x00\x00\x06BM\tcompleted\aQR\x01!\nX_\x02RW\x05event\x06X_\aenabled\x00\x00"},
+	{src: "event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')", tree: "\x06\x04\x04\a\b46\x02||\b\x1b\x1d\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\n$3\x02\x1e#\x05event\x06$3\x0fsynthetic_abort\x00\x00\bQS\x02&&\bFH\x02==\n>E\x028=\x05event\x06>E\aoutcome\x00\x00\x06IP\x05error\b`b\x02!=\nZ_\x02TY\x05event\x06Z_\x05error\x00\x00\x06cm\boverflow"},
 	{src: "event.outcome == 'completed'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due", tree: "\x04\x02\x04\x03\bFH\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\x02:E\vcooled_down\x02IR\tretry_due"},
@@ -603,6 +628,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !cooled_down", tree: "\x05\x03\x04\x04\bQS\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMN\x01>\n@L\x02:?\x05event\x06@L\ftool_results\x00\x00\x03OP\x00\aTU\x01!\x02U`\vcooled_down"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && state.compacted", tree: "\x03\x03\x03\x04\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@I\x02:?\x05state\x06@I\tcompacted\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && state.draft_window == event.window_id", tree: "\x04\x04\x04\x05\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMO\x02==\n@L\x02:?\x05state\x06@L\fdraft_window\x00\x00\nV_\x02PU\x05event\x06V_\twindow_id\x00\x00"},
+	{src: "event.outcome == 'completed' && event.enabled && !event.queued && state.request == 'close-out' && state.request_source != 'automatic'", tree: "\a\x05\x05\b\b_a\x02&&\b?A\x02&&\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\a12\x01!\n8>\x0227\x05event\x068>\x06queued\x00\x00\bPR\x02==\nHO\x02BG\x05state\x06HO\arequest\x00\x00\x06S^\tclose-out\bwy\x02!=\nhv\x02bg\x05state\x06hv\x0erequest_source\x00\x00\x06z\x85\x01\tautomatic"},
 	{src: "event.outcome == 'completed' && event.enabled && hard_reserve", tree: "\x03\x02\x03\x03\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\x021=\fhard_reserve"},
 	{src: "event.outcome == 'completed' && event.enabled && state.request_window == event.window_id", tree: "\x04\x04\x04\x05\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\bFH\x02==\n7E\x0216\x05state\x067E\x0erequest_window\x00\x00\nOX\x02IN\x05event\x06OX\twindow_id\x00\x00"},
 	{src: "event.outcome == 'completed' && state.request_window == event.window_id && event.enabled && !event.queued", tree: "\x05\x05\x05\x06\bY[\x02&&\bHJ\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_window\x00\x00\n>G\x028=\x05event\x06>G\twindow_id\x00\x00\nQX\x02KP\x05event\x06QX\aenabled\x00\x00\a\\]\x01!\nci\x02]b\x05event\x06ci\x06queued\x00\x00"},
@@ -688,6 +714,8 @@ var preparsedTrees = []preparsedTree{
 	{src: "retry_delay_ms == 0 ? ' The next automatic attempt can run at the next turn end.' : ' The next automatic attempt waits ' + (retry_delay_ms % 1000 == 0 ? string(retry_delay_ms / 1000) + ' s' : string(retry_delay_ms) + ' ms') + ': it runs at the first turn end after that.'", tree: "\b\x00\x04\x05\r\x8e\x02\x8f\x02\x01\b\x0f\x11\x02==\x02\x00\x0e\x0eretry_delay_ms\x03\x12\x13\x00\x06\x16Q9 The next automatic attempt can run at the next turn end.\b\xe0\x01\xe1\x01\x01+\byz\x01+\x06Tx\" The next automatic attempt waits \r\xde\x01\xdf\x01\x01\b\x92\x01\x94\x01\x02==\b\x8b\x01\x8c\x01\x01%\x02|\x8a\x01\x0eretry_delay_ms\x03\x8d\x01\x91\x01\xd0\x0f\x03\x95\x01\x96\x01\x00\b\xb7\x01\xb8\x01\x01+\f\x99\x01\x9f\x01\x06string\x01\b\xaf\x01\xb0\x01\x01/\x02\xa0\x01\xae\x01\x0eretry_delay_ms\x03\xb1\x01\xb5\x01\xd0\x0f\x06\xb9\x01\xbd\x01\x02 s\b\xd7\x01\xd8\x01\x01+\f\xc0\x01\xc6\x01\x06string\x01\x02\xc7\x01\xd5\x01\x0eretry_delay_ms\x06\xd9\x01\xde\x01\x03 ms\x06\xe2\x01\x8f\x02+: it runs at the first turn end after that."},
 	{src: "state.attempt != 'confirmed'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x1c\tconfirmed"},
 	{src: "state.attempt != 'none'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x17\x04none"},
+	{src: "state.attempt != 'none' && event.attempt == state.attempt_id", tree: "\x03\x03\x03\x04\b\x18\x1a\x02&&\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x17\x04none\b)+\x02==\n!(\x02\x1b \x05event\x06!(\aattempt\x00\x00\n2<\x02,1\x05state\x062<\nattempt_id\x00\x00"},
+	{src: "state.attempt == 'none' || state.attempt_id == state.attempt_seq", tree: "\x03\x03\x03\x04\b\x18\x1a\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x17\x04none\b,.\x02==\n!+\x02\x1b \x05state\x06!+\nattempt_id\x00\x00\n5@\x02/4\x05state\x065@\vattempt_seq\x00\x00"},
 	{src: "state.attempt_seq + 1", tree: "\x01\x01\x01\x01\b\x12\x13\x01+\n\x06\x11\x02\x00\x05\x05state\x06\x06\x11\vattempt_seq\x00\x00\x03\x14\x15\x02"},
 	{src: "state.checkpoint_seq + 1", tree: "\x01\x01\x01\x01\b\x15\x16\x01+\n\x06\x14\x02\x00\x05\x05state\x06\x06\x14\x0echeckpoint_seq\x00\x00\x03\x17\x18\x02"},
 	{src: "state.compacted", tree: "\x00\x01\x01\x01\n\x06\x0f\x02\x00\x05\x05state\x06\x06\x0f\tcompacted\x00\x00"},
@@ -697,7 +725,6 @@ var preparsedTrees = []preparsedTree{
 	{src: "state.notice_set > 0 ? state.notice_set : int(param.notice_limit)", tree: "\x01\x03\x03\x03\r@A\x01\b\x11\x12\x01>\n\x06\x10\x02\x00\x05\x05state\x06\x06\x10\nnotice_set\x00\x00\x03\x13\x14\x00\n\x1d'\x02\x17\x1c\x05state\x06\x1d'\nnotice_set\x00\x00\f*-\x03int\x01\n4@\x02.3\x05param\x064@\fnotice_limit\x00\x00"},
 	{src: "state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'", tree: "\f\b\b\r\b\xbc\x01\xbe\x01\x02&&\b\xab\x01\xad\x01\x02&&\b\x97\x01\x99\x01\x02&&\b\x86\x01\x88\x01\x02&&\b?A\x02&&\b\x1c\x1e\x02&&\b\x0f\x11\x02==\n\x06\x0e\x02\x00\x05\x05state\x06\x06\x0e\boverflow\x00\x00\x06\x12\x1b\apending\b-/\x02!=\n%,\x02\x1f$\x05state\x06%,\arequest\x00\x00\x060>\fstop-pending\aBC\x01!\bac\x02&&\bRT\x02==\nJQ\x02DI\x05state\x06JQ\arequest\x00\x00\x06U`\tclose-out\by{\x02==\njx\x02di\x05state\x06jx\x0erequest_source\x00\x00\x06|\x84\x01\x06manual\n\x8f\x01\x96\x01\x02\x89\x01\x8e\x01\x05event\x06\x8f\x01\x96\x01\aenabled\x00\x00\n\xa0\x01\xaa\x01\x02\x9a\x01\x9f\x01\x05event\x06\xa0\x01\xaa\x01\nauto_reset\x00\x00\a\xae\x01\xaf\x01\x01!\n\xb5\x01\xbb\x01\x02\xaf\x01\xb4\x01\x05event\x06\xb5\x01\xbb\x01\x06queued\x00\x00\b\xcd\x01\xcf\x01\x02!=\n\xc5\x01\xcc\x01\x02\xbf\x01\xc4\x01\x05event\x06\xc5\x01\xcc\x01\aoutcome\x00\x00\x06\xd0\x01\xd9\x01\aaborted"},
 	{src: "state.overflow == 'unanswered' && event.enabled && !event.aborted", tree: "\x03\x03\x03\x04\b02\x02&&\b\x1f!\x02&&\b\x0f\x11\x02==\n\x06\x0e\x02\x00\x05\x05state\x06\x06\x0e\boverflow\x00\x00\x06\x12\x1e\nunanswered\n(/\x02\"'\x05event\x06(/\aenabled\x00\x00\a34\x01!\n:A\x0249\x05event\x06:A\aaborted\x00\x00"},
-	{src: "state.reminder_window == event.window_id", tree: "\x01\x02\x02\x02\b\x16\x18\x02==\n\x06\x15\x02\x00\x05\x05state\x06\x06\x15\x0freminder_window\x00\x00\n\x1f(\x02\x19\x1e\x05event\x06\x1f(\twindow_id\x00\x00"},
 	{src: "state.request != 'none'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none"},
 	{src: "state.request == 'close-out' && state.request_source == 'automatic' && state.overflow == 'idle'", tree: "\x05\x03\x03\x06\bDF\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068C\tautomatic\bVX\x02==\nMU\x02GL\x05state\x06MU\boverflow\x00\x00\x06Y_\x04idle"},
 	{src: "state.request == 'close-out' && state.request_source == 'manual'", tree: "\x03\x02\x02\x04\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068@\x06manual"},
@@ -713,12 +740,10 @@ var preparsedTrees = []preparsedTree{
 	{src: "state.request == 'tool' || event.tool_results > 0 || event.queued", tree: "\x04\x03\x03\x04\b24\x02||\b\x18\x1a\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04tool\b./\x01>\n!-\x02\x1b \x05event\x06!-\ftool_results\x00\x00\x0301\x00\n;A\x025:\x05event\x06;A\x06queued\x00\x00"},
 	{src: "state.request == 'tool-requested' && state.request_window == event.window_id && event.outcome == 'completed' && !event.synthetic_abort && event.enabled", tree: "\a\x06\x06\b\b\x87\x01\x89\x01\x02&&\bmo\x02&&\bMO\x02&&\b\"$\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11!\x0etool-requested\b:<\x02==\n+9\x02%*\x05state\x06+9\x0erequest_window\x00\x00\nCL\x02=B\x05event\x06CL\twindow_id\x00\x00\b^`\x02==\nV]\x02PU\x05event\x06V]\aoutcome\x00\x00\x06al\tcompleted\apq\x01!\nw\x86\x01\x02qv\x05event\x06w\x86\x01\x0fsynthetic_abort\x00\x00\n\x90\x01\x97\x01\x02\x8a\x01\x8f\x01\x05event\x06\x90\x01\x97\x01\aenabled\x00\x00"},
 	{src: "state.request_source == 'manual'", tree: "\x01\x01\x01\x02\b\x15\x17\x02==\n\x06\x14\x02\x00\x05\x05state\x06\x06\x14\x0erequest_source\x00\x00\x06\x18 \x06manual"},
-	{src: "state.warned_window == event.window_id", tree: "\x01\x02\x02\x02\b\x14\x16\x02==\n\x06\x13\x02\x00\x05\x05state\x06\x06\x13\rwarned_window\x00\x00\n\x1d&\x02\x17\x1c\x05event\x06\x1d&\twindow_id\x00\x00"},
 	{src: "state.warning_draft", tree: "\x00\x01\x01\x01\n\x06\x13\x02\x00\x05\x05state\x06\x06\x13\rwarning_draft\x00\x00"},
 	{src: "state.warning_draft != ''", tree: "\x01\x01\x01\x02\b\x14\x16\x02!=\n\x06\x13\x02\x00\x05\x05state\x06\x06\x13\rwarning_draft\x00\x00\x06\x17\x19\x00"},
 	{src: "state.warning_draft != '' && state.warning_draft == event.window_id && event.outcome == 'completed' && !event.synthetic_abort", tree: "\x06\x05\x05\a\bdf\x02&&\bDF\x02&&\b\x1a\x1c\x02&&\b\x14\x16\x02!=\n\x06\x13\x02\x00\x05\x05state\x06\x06\x13\rwarning_draft\x00\x00\x06\x17\x19\x00\b13\x02==\n#0\x02\x1d\"\x05state\x06#0\rwarning_draft\x00\x00\n:C\x0249\x05event\x06:C\twindow_id\x00\x00\bUW\x02==\nMT\x02GL\x05event\x06MT\aoutcome\x00\x00\x06Xc\tcompleted\agh\x01!\nn}\x02hm\x05event\x06n}\x0fsynthetic_abort\x00\x00"},
 	{src: "state.warning_set > 0 ? state.warning_set : int(param.warning_limit)", tree: "\x01\x03\x03\x03\rCD\x01\b\x12\x13\x01>\n\x06\x11\x02\x00\x05\x05state\x06\x06\x11\vwarning_set\x00\x00\x03\x14\x15\x00\n\x1e)\x02\x18\x1d\x05state\x06\x1e)\vwarning_set\x00\x00\f,/\x03int\x01\n6C\x0205\x05param\x066C\rwarning_limit\x00\x00"},
-	{src: "state.warning_window == event.window_id || !event.auto_compaction", tree: "\x02\x03\x03\x03\b(*\x02||\b\x15\x17\x02==\n\x06\x14\x02\x00\x05\x05state\x06\x06\x14\x0ewarning_window\x00\x00\n\x1e'\x02\x18\x1d\x05event\x06\x1e'\twindow_id\x00\x00\a+,\x01!\n2A\x02,1\x05event\x062A\x0fauto_compaction\x00\x00"},
 	{src: "string(saved_force)", tree: "\x00\x00\x01\x00\f\x00\x06\x06string\x01\x02\a\x12\vsaved_force"},
 	{src: "string(saved_notice)", tree: "\x00\x00\x01\x00\f\x00\x06\x06string\x01\x02\a\x13\fsaved_notice"},
 	{src: "string(saved_warning)", tree: "\x00\x00\x01\x00\f\x00\x06\x06string\x01\x02\a\x14\rsaved_warning"},
