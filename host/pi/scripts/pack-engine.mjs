@@ -10,14 +10,20 @@
 //
 //   node scripts/pack-engine.mjs copy    # prepack
 //   node scripts/pack-engine.mjs clean   # postpack
+//
+// Another host's package of this repository packs the same sources into
+// its own engine-src/ by naming its directory (host/opencode does):
+//
+//   node ../pi/scripts/pack-engine.mjs copy .
 
 import { execFileSync } from "node:child_process";
 import { accessSync, constants, copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const pkg = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const repo = resolve(pkg, "..", "..");
+// The package being packed: the one named after the mode, else host/pi.
+const pkg = process.argv[3] !== undefined ? resolve(process.argv[3]) : resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const out = join(pkg, "engine-src");
 const MODULE = "github.com/resetpolicy/resetpolicy";
 
@@ -37,7 +43,7 @@ const mode = process.argv[2];
 rmSync(out, { recursive: true, force: true });
 if (mode === "clean") process.exit(0);
 if (mode !== "copy") {
-	console.error("usage: pack-engine.mjs copy|clean");
+	console.error("usage: pack-engine.mjs copy|clean [package directory]");
 	process.exit(2);
 }
 const tmpl = `{{if and .Module (eq .Module.Path "${MODULE}")}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}
