@@ -69,7 +69,17 @@ export class OpencodeHost {
 
 	/** Finds (or builds) the engine and loads the project's policy. */
 	async start(): Promise<void> {
-		const found = await locateEngine({ say: (t) => this.say(t, "info"), status: () => {} });
+		// opencode has no status line: the build's progress goes to its log,
+		// a line every few seconds at most (a build compiles about a hundred packages).
+		let logged = 0;
+		const found = await locateEngine({
+			say: (t) => this.say(t, "info"),
+			status: (t) => {
+				if (t === undefined || Date.now() - logged < 5000) return;
+				logged = Date.now();
+				void this.client.app.log({ body: { service: "resetpolicy", level: "info", message: t } }).catch(() => {});
+			},
+		});
 		if ("problem" in found) {
 			this.disable(`resetpolicy is off: ${found.problem}`);
 			return;

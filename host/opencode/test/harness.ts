@@ -152,8 +152,15 @@ export interface Project {
 	close(): Promise<void>;
 }
 
-/** A project directory with the scripted provider and the plugin; files are extra project files. */
-export async function project(server: Server, opts: { files?: Record<string, string>; config?: Record<string, unknown>; context?: number } = {}): Promise<Project> {
+/**
+ * A project directory with the scripted provider and the plugin; files are
+ * extra project files. plugin is the entry of opencode.json's "plugin"
+ * list: this checkout's src/index.ts unless given.
+ */
+export async function project(
+	server: Server,
+	opts: { files?: Record<string, string>; config?: Record<string, unknown>; context?: number; plugin?: string } = {},
+): Promise<Project> {
 	const model = new ModelServer();
 	const baseURL = await model.start();
 	const dir = mkdtempSync(join(tmpdir(), "rp-oc-project-"));
@@ -172,7 +179,7 @@ export async function project(server: Server, opts: { files?: Record<string, str
 				},
 				model: "scripted/scripted",
 				small_model: "scripted/scripted",
-				plugin: [plugin],
+				plugin: [opts.plugin ?? plugin],
 				...opts.config,
 			},
 			null,
