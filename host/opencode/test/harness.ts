@@ -29,7 +29,7 @@ export interface Server {
 }
 
 /** The environment opencode runs in: its own home, no network features, the engine given by the test run. */
-function env(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+export function env(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
 	return {
 		PATH: process.env.PATH,
 		HOME: home,
@@ -155,11 +155,11 @@ export interface Project {
 /**
  * A project directory with the scripted provider and the plugin; files are
  * extra project files. plugin is the entry of opencode.json's "plugin"
- * list: this checkout's src/index.ts unless given.
+ * list: this checkout's src/index.ts unless given; null names none.
  */
 export async function project(
 	server: Server,
-	opts: { files?: Record<string, string>; config?: Record<string, unknown>; context?: number; plugin?: string } = {},
+	opts: { files?: Record<string, string>; config?: Record<string, unknown>; context?: number; plugin?: string | null } = {},
 ): Promise<Project> {
 	const model = new ModelServer();
 	const baseURL = await model.start();
@@ -179,7 +179,7 @@ export async function project(
 				},
 				model: "scripted/scripted",
 				small_model: "scripted/scripted",
-				plugin: [opts.plugin ?? plugin],
+				plugin: opts.plugin === null ? [] : [opts.plugin ?? plugin],
 				...opts.config,
 			},
 			null,

@@ -1,6 +1,7 @@
 // Installing the plugin as an opencode user does: the tarball `npm pack`
-// makes, named in the project's opencode.json "plugin" list, installed by
-// opencode itself into its package cache, on a PATH without resetpolicy
+// makes, installed with `opencode plugin` (opencode's own installer, which
+// puts the package in its cache and names it in the project's
+// .opencode/opencode.json), on a PATH without resetpolicy
 // and without RESETPOLICY_BIN. The plugin builds its engine once from the
 // sources the tarball carries, says so in opencode's log, and the policy is
 // in force: the wipe_memory reminder reaches the model server.
@@ -12,7 +13,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { goTool, onPath } from "../src/install.ts";
-import { dump, newSession, noticesMatching, pkg, project, prompt, startServer } from "./harness.ts";
+import { dump, env, newSession, noticesMatching, opencodeBin, pkg, project, prompt, startServer } from "./harness.ts";
 
 const REMINDER = "Context budget reminder";
 
@@ -24,7 +25,7 @@ function pathWithoutEngine(): string {
 		.join(delimiter);
 }
 
-test("the packed plugin, installed by opencode from opencode.json, builds its engine once and the policy is in force", { timeout: 480_000 }, async (t) => {
+test("the packed plugin, installed with `opencode plugin`, builds its engine once and the policy is in force", { timeout: 480_000 }, async (t) => {
 	const npm = onPath("npm", process.env);
 	const go = goTool(process.env);
 	if (npm === undefined || go === undefined) {
@@ -41,13 +42,12 @@ test("the packed plugin, installed by opencode from opencode.json, builds its en
 		assert.ok(existsSync(tarball), `npm pack wrote ${out}`);
 		assert.ok(!existsSync(join(pkg, "engine-src")), "postpack removed the copied sources");
 
-		// 2. opencode installs it (its own npm installer, into its cache)
-		// when a project names it; the Go and npm caches of this machine are
-		// shared so that neither the build nor the install downloads what is
-		// already here.
+		// 2. opencode installs it into its own package cache; the Go and npm
+		// caches of this machine are shared so that neither the build nor the
+		// install downloads what is already here.
 		const goEnv = execFileSync(go, ["env", "GOCACHE", "GOMODCACHE"], { encoding: "utf8" }).trim().split("\n");
 		const npmCache = execFileSync(npm, ["config", "get", "cache"], { encoding: "utf8" }).trim();
-		const server = await startServer({
+		const extra = {
 			PATH: pathWithoutEngine(),
 			RESETPOLICY_BIN: "",
 			GOCACHE: goEnv[0]!,
@@ -56,11 +56,16 @@ test("the packed plugin, installed by opencode from opencode.json, builds its en
 			...(process.env.GOFLAGS !== undefined ? { GOFLAGS: process.env.GOFLAGS } : {}),
 			npm_config_cache: npmCache,
 			npm_config_prefer_offline: "true",
-		});
+		};
+		const server = await startServer(extra);
 		try {
 			const spec = `@resetpolicy/opencode@file:${tarball}`;
-			const p = await project(server, { plugin: spec });
+			const p = await project(server, { plugin: null });
 			try {
+				// What a user runs in the project: opencode's own plugin
+				// installer, which names the plugin in .opencode/opencode.json.
+				execFileSync(opencodeBin, ["plugin", spec], { cwd: p.dir, env: env(server.home, extra), stdio: ["ignore", "pipe", "pipe"] });
+				assert.deepEqual(JSON.parse(readFileSync(join(p.dir, ".opencode", "opencode.json"), "utf8")).plugin, [spec]);
 				const sid = await newSession(p);
 				// 170000 of 200000 tokens: past the reminder's threshold (159040).
 				p.model.push({ text: "a", usage: { prompt: 170000, completion: 10 } });
@@ -85,7 +90,8 @@ test("the packed plugin, installed by opencode from opencode.json, builds its en
 			assert.ok(!existsSync(join(installed, "node_modules", "opencode-linux-x64")) && !existsSync(join(installed, "..", "..", "opencode-linux-x64")), "installing the plugin does not install a second opencode");
 			assert.equal((await noticesMatching(server, /engine built in \d+ s/)).length, 1);
 
-			// 3. Another project starts the plugin again: the engine is found, not rebuilt.
+			// 3. Another project names the same package in its opencode.json:
+			// the installed package is reused and its engine found, not rebuilt.
 			const again = await project(server, { plugin: spec });
 			try {
 				const sid = await newSession(again);
