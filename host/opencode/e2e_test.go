@@ -19,8 +19,10 @@ import (
 var minNode = [3]int{22, 19, 0}
 
 // suiteLimit bounds the node suite: it starts opencode once and runs
-// about a dozen scripted sessions; on a loaded 2-core machine that takes a
-// few minutes, and the package stays well inside go test's ten.
+// about a dozen scripted sessions, then packs the plugin, installs it with
+// `opencode plugin` into a second opencode and builds its engine from the
+// tarball's sources (test/install.test.ts); on a loaded 2-core machine that
+// takes a few minutes, and the package stays well inside go test's ten.
 const suiteLimit = 7 * time.Minute
 
 // prerequisites finds Node and the installed packages. When CI=true a
@@ -60,7 +62,8 @@ func missing(wd string) (node, why string) {
 // TestOpencodeEndToEnd runs the node:test suite in test/ against real
 // opencode (`opencode serve`, opencode 1.18.33's linux-x64 binary package
 // pinned) and a scripted model server, with the engine built from this
-// checkout.
+// checkout — and, in test/install.test.ts, the one the packed plugin
+// builds from its own engine-src.
 func TestOpencodeEndToEnd(t *testing.T) {
 	ci := os.Getenv("CI") == "true"
 	if testing.Short() && !ci {
