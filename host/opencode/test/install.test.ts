@@ -89,6 +89,8 @@ test("the packed plugin, installed with `opencode plugin`, builds its engine onc
 			assert.ok(existsSync(join(installed, "bin", "resetpolicy")), "the engine is built inside the installed package");
 			assert.ok(!existsSync(join(installed, "node_modules", "opencode-linux-x64")) && !existsSync(join(installed, "..", "..", "opencode-linux-x64")), "installing the plugin does not install a second opencode");
 			assert.equal((await noticesMatching(server, /engine built in \d+ s/)).length, 1);
+			// opencode has no status line: the build's progress is in its log.
+			assert.ok((await noticesMatching(server, /resetpolicy: building the engine…/)).length >= 1, "the build's progress reaches opencode's log");
 
 			// 3. Another project names the same package in its opencode.json:
 			// the installed package is reused and its engine found, not rebuilt.
