@@ -84,6 +84,7 @@ export class OpencodeHost {
 			this.disable(`resetpolicy is off: ${found.problem}`);
 			return;
 		}
+		if (found.built !== undefined) this.say(`resetpolicy: engine built in ${found.built.seconds.toFixed(0)} s: ${found.bin}`, "info");
 		const engine = new Engine({
 			bin: found.bin,
 			timeoutMs: Number(process.env.RESETPOLICY_TIMEOUT_MS) || 10000,

@@ -5,7 +5,9 @@
 // Where the binary comes from, first match wins:
 //  1. RESETPOLICY_BIN, which must name an executable file (a path that
 //     names nothing is that problem, not "not installed");
-//  2. `resetpolicy` on PATH;
+//  2. `resetpolicy` on PATH, absolute entries only: a relative entry
+//     (`node_modules/.bin`) names a directory of whatever project Pi runs
+//     in, trusted or not, so it is skipped, as for go;
 //  3. the package's own build, bin/resetpolicy below the package directory
 //     (or below the user's cache directory when the package directory is
 //     read-only), built from the engine's sources: engine-src/ in a packed
@@ -13,11 +15,17 @@
 //     repository the package sits in (host/pi of a checkout). It is built
 //     again when a source is newer than it.
 // Without a binary and without Go, the notice says exactly what to run.
+//
+// The build is bounded in time (RESETPOLICY_BUILD_TIMEOUT_MS, 10 minutes
+// by default) and killed, with every process it started, when it runs
+// past that or when Pi exits; every way it can fail (go missing or
+// killed, no writable place for the binary, a failing compile) ends in a
+// problem that says what to do, and the footer is cleared.
 
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const MODULE = "github.com/resetpolicy/resetpolicy";
@@ -45,10 +53,14 @@ function executable(path: string): boolean {
 	}
 }
 
-/** The first executable `name` in the PATH directories. */
+/**
+ * The first executable `name` in the PATH directories that are absolute:
+ * an empty or relative entry would resolve against the directory Pi runs
+ * in, a project that may supply its own `resetpolicy` or `go`.
+ */
 export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
 	for (const dir of (env.PATH ?? "").split(delimiter)) {
-		if (dir === "") continue;
+		if (!isAbsolute(dir)) continue;
 		const p = join(dir, name);
 		if (executable(p)) return p;
 	}
@@ -75,8 +87,8 @@ export const GO_LOCATIONS = ["/usr/local/go/bin/go", join(homedir(), "go", "bin"
 export function goTool(env: NodeJS.ProcessEnv, locations: string[] = GO_LOCATIONS): string | undefined {
 	const found = onPath("go", env);
 	if (found !== undefined) return found;
-	for (const p of [env.GOROOT !== undefined && env.GOROOT !== "" ? join(env.GOROOT, "bin", "go") : "", ...locations]) {
-		if (p !== "" && executable(p)) return p;
+	for (const p of [env.GOROOT !== undefined && isAbsolute(env.GOROOT) ? join(env.GOROOT, "bin", "go") : "", ...locations]) {
+		if (p !== "" && isAbsolute(p) && executable(p)) return p;
 	}
 	return undefined;
 }
@@ -89,7 +101,7 @@ export function builtBinary(pkg: string = packageDir, env: NodeJS.ProcessEnv = p
 		accessSync(own, constants.W_OK);
 		return join(own, "resetpolicy");
 	} catch {
-		const cache = env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
+		const cache = env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
 		return join(cache, "resetpolicy", "bin", "resetpolicy");
 	}
 }
@@ -115,13 +127,51 @@ export function newestSource(dir: string): number {
 	return newest;
 }
 
-/** Finds the engine, building it when it must and can. */
+/** A build under way: what it will find, once done. */
+export type Pending = { pending: Promise<Located> };
+
+/** Finds the engine, building it when it must and can, and waits for the build. */
 export async function locateEngine(
 	progress: Progress,
 	env: NodeJS.ProcessEnv = process.env,
 	pkg: string = packageDir,
 	goLocations: string[] = GO_LOCATIONS,
 ): Promise<Located> {
+	const found = findEngine(progress, env, pkg, goLocations);
+	if (!("pending" in found)) return found;
+	// The build does not keep Node running (Pi's exit stops it); a caller
+	// that waits for it does.
+	const keep = setInterval(() => {}, 1 << 30);
+	try {
+		return await found.pending;
+	} finally {
+		clearInterval(keep);
+	}
+}
+
+/**
+ * Finds the engine at once, or starts its build and returns it pending:
+ * the caller need not wait for a build (Pi's session start does not).
+ * Anything thrown on the way is a problem, never an exception.
+ */
+export function findEngine(
+	progress: Progress,
+	env: NodeJS.ProcessEnv = process.env,
+	pkg: string = packageDir,
+	goLocations: string[] = GO_LOCATIONS,
+): Located | Pending {
+	try {
+		return findEngineOrThrow(progress, env, pkg, goLocations);
+	} catch (err) {
+		progress.status(undefined);
+		return { problem: `looking for the engine failed: ${err instanceof Error ? err.message : String(err)}. Set RESETPOLICY_BIN to a built engine (cd ${sourceDir(pkg) ?? pkg} && CGO_ENABLED=0 go build -o ~/bin/resetpolicy ./cmd/resetpolicy).` };
+	}
+}
+
+/** Builds under way, by the binary they write: a second session start waits for the first's. */
+const building = new Map<string, Promise<Located>>();
+
+function findEngineOrThrow(progress: Progress, env: NodeJS.ProcessEnv, pkg: string, goLocations: string[]): Located | Pending {
 	const set = env.RESETPOLICY_BIN;
 	if (set !== undefined && set !== "") {
 		if (!existsSync(set)) {
@@ -157,27 +207,78 @@ export async function locateEngine(
 			problem: `the engine is not built yet, and no Go toolchain was found to build it (go on PATH, $GOROOT/bin/go, ${goLocations.join(", ") || "no other place"}). Install Go 1.26 or later from https://go.dev/dl/ and start a new session, or build it yourself: cd ${src} && CGO_ENABLED=0 go build -o ${bin} ./cmd/resetpolicy`,
 		};
 	}
-	return build(go, src, bin, progress, env);
+	let pending = building.get(bin);
+	if (pending === undefined) {
+		pending = build(go, src, bin, progress, env).finally(() => building.delete(bin));
+		building.set(bin, pending);
+	}
+	return { pending };
 }
 
-/** Builds the engine into bin with go, showing its progress; a failure says what to run. */
+/** How long a build may run (RESETPOLICY_BUILD_TIMEOUT_MS overrides it). */
+export const BUILD_TIMEOUT_MS = 10 * 60 * 1000;
+
+function buildTimeout(env: NodeJS.ProcessEnv): number {
+	const ms = Number(env.RESETPOLICY_BUILD_TIMEOUT_MS);
+	return Number.isFinite(ms) && ms > 0 ? ms : BUILD_TIMEOUT_MS;
+}
+
+/**
+ * Builds the engine into bin with go, showing its progress; every failure
+ * is a problem that says what to run, and clears the footer.
+ */
 function build(go: string, src: string, bin: string, progress: Progress, env: NodeJS.ProcessEnv): Promise<Located> {
 	const start = Date.now();
+	const yourself = `cd ${src} && CGO_ENABLED=0 ${go} build -o ${bin} ./cmd/resetpolicy`;
+	try {
+		mkdirSync(dirname(bin), { recursive: true });
+	} catch (err) {
+		return Promise.resolve({
+			problem: `the engine cannot be built: there is no writable place for it (${errorMessage(err)}). Build it where you can write and point RESETPOLICY_BIN at it: cd ${src} && CGO_ENABLED=0 ${go} build -o ~/bin/resetpolicy ./cmd/resetpolicy, then RESETPOLICY_BIN=~/bin/resetpolicy`,
+		});
+	}
 	progress.say(`resetpolicy: building the policy engine from ${src} with ${go} (once; Go fetches the engine's modules if they are not cached)…`);
 	progress.status("resetpolicy: building the engine…");
-	mkdirSync(dirname(bin), { recursive: true });
 	const tmp = `${bin}.${process.pid}.tmp`;
+	const limit = buildTimeout(env);
 	return new Promise<Located>((done) => {
 		let tail: string[] = [];
 		let packages = 0;
+		let settled = false;
+		let timedOut = false;
 		// The engine uses no C: built without cgo it is a static binary,
 		// which Pi starts at every session without the dynamic loader and
-		// libc (about 2 MB less resident, docs/performance.md).
-		const child = spawn(go, ["build", "-v", "-o", tmp, "./cmd/resetpolicy"], {
-			cwd: src,
-			env: { ...env, CGO_ENABLED: "0" },
-			stdio: ["ignore", "pipe", "pipe"],
-		});
+		// libc (about 2 MB less resident, docs/performance.md). The build
+		// is a process group of its own, so that stopping it stops the
+		// compilers and downloads it started too.
+		let child: ReturnType<typeof spawn>;
+		try {
+			child = spawn(go, ["build", "-v", "-o", tmp, "./cmd/resetpolicy"], {
+				cwd: src,
+				env: { ...env, CGO_ENABLED: "0" },
+				stdio: ["ignore", "pipe", "pipe"],
+				detached: true,
+			});
+		} catch (err) {
+			progress.status(undefined);
+			done({ problem: `building the engine failed (${errorMessage(err)}). Run it to see why: ${yourself}` });
+			return;
+		}
+		const kill = (): void => {
+			try {
+				if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+			} catch {
+				// already gone
+			}
+		};
+		// Pi's exit ends the build: it is not waited for, and not left behind.
+		process.once("exit", kill);
+		child.unref();
+		const timer = setTimeout(() => {
+			timedOut = true;
+			kill();
+		}, limit);
+		timer.unref();
 		const onData = (chunk: Buffer): void => {
 			for (const line of chunk.toString().split("\n")) {
 				if (line.trim() === "") continue;
@@ -190,15 +291,34 @@ function build(go: string, src: string, bin: string, progress: Progress, env: No
 				}
 			}
 		};
-		child.stdout.on("data", onData);
-		child.stderr.on("data", onData);
+		child.stdout?.on("data", onData);
+		child.stderr?.on("data", onData);
+		// The pipes do not keep Pi running either.
+		(child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+		(child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+		const finish = (): boolean => {
+			if (settled) return false;
+			settled = true;
+			clearTimeout(timer);
+			process.removeListener("exit", kill);
+			return true;
+		};
 		const fail = (why: string): void => {
+			if (!finish()) return;
 			progress.status(undefined);
-			rmSync(tmp, { force: true });
-			done({ problem: `building the engine failed (${why}). Run it to see why: cd ${src} && CGO_ENABLED=0 ${go} build -o ${bin} ./cmd/resetpolicy` });
+			try {
+				rmSync(tmp, { force: true });
+			} catch {
+				// nothing to remove
+			}
+			done({ problem: `building the engine failed (${why}). Run it to see why: ${yourself}` });
 		};
 		child.on("error", (err) => fail(err.message));
 		child.on("close", (code, signal) => {
+			if (timedOut) {
+				fail(`${go} build did not finish within ${Math.round(limit / 1000)} s and was stopped; a module proxy that does not answer, or a go that never exits, does this. Set RESETPOLICY_BUILD_TIMEOUT_MS to allow longer`);
+				return;
+			}
 			if (code !== 0) {
 				const last = tail.filter((l) => !/^[\w.-]+(\/[\w.-]+)+$/.test(l.trim())).slice(-5).join("\n");
 				fail(`${go} build: ${signal ?? `exit status ${code}`}${last !== "" ? `:\n${last}` : ""}`);
@@ -207,13 +327,17 @@ function build(go: string, src: string, bin: string, progress: Progress, env: No
 			try {
 				renameSync(tmp, bin);
 			} catch (err) {
-				fail(err instanceof Error ? err.message : String(err));
+				fail(errorMessage(err));
 				return;
 			}
+			if (!finish()) return;
 			const seconds = (Date.now() - start) / 1000;
 			progress.status(undefined);
-			progress.say(`resetpolicy: engine built in ${seconds.toFixed(0)} s: ${bin}`);
 			done({ bin, built: { seconds } });
 		});
 	});
+}
+
+function errorMessage(err: unknown): string {
+	return err instanceof Error ? err.message : String(err);
 }
