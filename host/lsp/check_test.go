@@ -57,7 +57,7 @@ func TestCheckOffTheReadLoop(t *testing.T) {
 	c.notif("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "hcl", "version": 1, "text": text}})
 	select {
 	case <-entered:
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangWait):
 		t.Fatal("the check did not start")
 	}
 	// The check is held: requests are answered all the same.
@@ -226,7 +226,7 @@ func TestSaveChecksAgain(t *testing.T) {
 	}
 	write("policy \"p\" {}\n")
 	c.notif("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(hangWait)
 	for {
 		c.mu.Lock()
 		got := c.diags[uri]

@@ -81,7 +81,7 @@ func (c *client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 
 func (c *client) call(method string, params, result any) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 	defer cancel()
 	if err := c.conn.Call(ctx, method, params, result); err != nil {
 		c.t.Fatalf("%s: %v", method, err)
@@ -90,7 +90,7 @@ func (c *client) call(method string, params, result any) {
 
 // callErr is call for a request expected to fail.
 func (c *client) callErr(method string, params any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangWait)
 	defer cancel()
 	var raw json.RawMessage
 	return c.conn.Call(ctx, method, params, &raw)
@@ -110,7 +110,7 @@ func (c *client) open(uri, text string) {
 // diagnostics waits for the diagnostics of a document's version.
 func (c *client) diagnostics(uri string, version int) []protocol.Diagnostic {
 	c.t.Helper()
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(hangWait)
 	for {
 		c.mu.Lock()
 		for _, p := range c.diags[uri] {
@@ -156,3 +156,8 @@ func readFixture(t *testing.T, name string) (string, string) {
 func docPos(uri string, line, char int) map[string]any {
 	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}}
 }
+
+// hangWait bounds every wait of these tests for an answer or a check: it
+// only catches a hang, so it is far past what any answer takes on a loaded
+// two-core machine, and no verdict depends on how busy the machine is.
+const hangWait = 60 * time.Second

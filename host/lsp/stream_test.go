@@ -79,7 +79,7 @@ func (rs *rawServer) answer() map[string]any {
 			rs.t.Fatal("no answer frame")
 		}
 		return m
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangWait):
 		rs.t.Fatal("no answer")
 	}
 	return nil
@@ -140,7 +140,7 @@ func TestMalformedMessages(t *testing.T) {
 				if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.why) {
 					t.Fatalf("Run: %v, want a framing error saying %q", err, tc.why)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(hangWait):
 				t.Fatal("the server did not end")
 			}
 		})
@@ -156,7 +156,7 @@ func TestMalformedMessages(t *testing.T) {
 		if err != nil {
 			t.Errorf("Run after a clean end: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangWait):
 		t.Fatal("the server did not end")
 	}
 }
