@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/resetpolicy/resetpolicy/engine/sweep"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/host/settings"
 	"github.com/resetpolicy/resetpolicy/policies"
@@ -23,6 +26,7 @@ func newVerifyCmd(*viper.Viper) *cobra.Command {
 	var depth int
 	var asJSON bool
 	var lim verifyLimits
+	var paramsMode string
 	cmd := &cobra.Command{
 		Use:   "verify [POLICY...]",
 		Short: "Explore every reachable state of a policy and check its properties",
@@ -43,7 +47,10 @@ counts that give the same verdict on an idle and on a busy machine; --timeout
 adds a budget of CPU time, off by default. A run cut by any of them is
 incomplete, naming the bound: neither verified nor failed (--depth is the
 author's bound: what it finds holds within it only, and says so). The result
-is for the param values in force, which it prints.
+is for the param values in force, which it prints; --params range also
+explores each param over the range its validation allows (its boundaries and
+the values its guards compare it with, one param at a time) and lists each
+configuration with its verdict.
 
 With no arguments it verifies the policy in force in this directory, as Pi
 runs it (.resetpolicy.hcl or .pi/resetpolicy.hcl, the project config, the
@@ -53,7 +60,8 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error,
 3 when an exploration was cut by a bound before it found anything (incomplete).`,
 		Example: `  resetpolicy verify wipe_memory
   resetpolicy verify .pi/resetpolicy.hcl --set warning_runway=8192
-  resetpolicy verify --json autocompacter`,
+  resetpolicy verify --json autocompacter
+  resetpolicy verify --params range wipe_memory`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if depth < 0 {
 				return usage("--depth %d: want 0 (no bound) or more", depth)
@@ -91,6 +99,22 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error,
 				return usage("a verify bound is 0 (the default) or more")
 			}
 			lim.depth = depth
+			switch paramsMode {
+			case "in-force":
+			case "range":
+				lim.paramsRange = true
+			default:
+				return usage("--params %q: want in-force or range", paramsMode)
+			}
+			if lim.paramsRange && inForce != nil {
+				lim.reload = func(extra map[string]string) (*rules.Policy, rules.Diagnostics) {
+					r, err := policyInForceWith(cmd, "", "", set, extra, "--params range")
+					if err != nil {
+						return nil, rules.Diagnostics{}
+					}
+					return r.Policy, r.Diagnostics
+				}
+			}
 			bad, cut := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, lim, asJSON, inForce)
 			if bad > 0 {
 				return failure("%d of %d policies failed verification", bad, len(targets))
@@ -108,6 +132,7 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error,
 	cmd.Flags().IntVar(&lim.transitions, "max-transitions", 0, fmt.Sprintf("stop as incomplete after this many decisions (0: %d)", verify.DefaultMaxTransitions))
 	cmd.Flags().Int64Var(&lim.memoryMiB, "max-memory", 0, fmt.Sprintf("stop as incomplete when the states and moves held reach this many MiB, estimated (0: %d)", verify.DefaultMaxBytes>>20))
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "stop as incomplete after this much CPU time per policy (0: no time limit)")
+	cmd.Flags().StringVar(&paramsMode, "params", "in-force", "in-force: the param values in force (and the verify block's); range: also each param over the range its validation allows, one at a time")
 	cmd.Flags().BoolVar(&lim.allWarnings, "all-warnings", false, "for a policy that uses a built-in, also show the file-order warnings between the built-in's own rules")
 	return cmd
 }
@@ -118,6 +143,10 @@ type verifyLimits struct {
 	memoryMiB                  int64
 	timeout                    time.Duration
 	allWarnings                bool
+	// paramsRange: --params range. reload, when set, loads the policy
+	// in force with more params set (else the target is loaded again).
+	paramsRange bool
+	reload      func(extra map[string]string) (*rules.Policy, rules.Diagnostics)
 }
 
 // options turns the limits into the checker's options. A time limit is
@@ -170,8 +199,14 @@ func verifyTargets(out, errw io.Writer, targets []string, set map[string]string,
 			}
 			ps = append(ps, q)
 		}
-		for _, p := range ps {
-			switch verifyOne(out, t, p, lim, asJSON, in) {
+		for i, p := range ps {
+			v := verdictHolds
+			if i == 0 && lim.paramsRange {
+				v = verifyRange(out, t, p, set, lim, asJSON, in)
+			} else {
+				v = verifyOne(out, t, p, lim, asJSON, in)
+			}
+			switch v {
 			case verdictFailed:
 				bad++
 			case verdictIncomplete:
@@ -242,6 +277,9 @@ func verifyOne(out io.Writer, t string, p *rules.Policy, lim verifyLimits, asJSO
 		return verdictOf(r)
 	}
 	r.WriteText(out)
+	if len(p.Params) > 0 {
+		fmt.Fprintf(out, "params: explored at the values in force only; --params range explores each over the range its validation allows\n")
+	}
 	word := "verified"
 	switch verdictOf(r) {
 	case verdictFailed:
@@ -319,6 +357,8 @@ type verifyJSONResult struct {
 	Seconds    float64                `json:"seconds"`
 	EvalInputs map[string]string      `json:"eval_inputs,omitempty"`
 	RunBlocks  map[string]string      `json:"run_blocks,omitempty"`
+	// ParamsRange is the sweep of --params range.
+	ParamsRange *paramsRangeJSON `json:"params_range,omitempty"`
 }
 
 func verifyJSON(r *verify.Result, source string, elapsed time.Duration) verifyJSONResult {
@@ -342,4 +382,99 @@ func loadTestPolicySet(f *testfile.File, overrides []rules.Override, set map[str
 		return rules.LoadFile(path, append(builtinOptions(), rules.WithOverrides(overrides...), rules.WithSet(set, "verify"))...)
 	}
 	return policies.Load(f.Policy, set, rules.WithOverrides(overrides...))
+}
+
+// verifyRange verifies p at the values in force and over each param's
+// range (engine/sweep) and prints every configuration's verdict; a param
+// --set gives stays fixed.
+func verifyRange(out io.Writer, t string, p *rules.Policy, set map[string]string, lim verifyLimits, asJSON bool, in *settings.ResolvedJSON) verdict {
+	start, cpu := time.Now(), cpuTime()
+	load := func(extra map[string]string) (*rules.Policy, error) {
+		var q *rules.Policy
+		var diags rules.Diagnostics
+		if lim.reload != nil {
+			q, diags = lim.reload(extra)
+		} else {
+			all := maps.Clone(set)
+			if all == nil {
+				all = map[string]string{}
+			}
+			maps.Copy(all, extra)
+			q, diags = loadPolicy(t, all)
+		}
+		if diags.HasErrors() || q == nil {
+			return nil, rangeError(diags)
+		}
+		return q, nil
+	}
+	fixed := map[string]bool{}
+	for k := range set {
+		fixed[k] = true
+	}
+	res := sweep.Run(p, load, fixed, lim.options())
+	elapsed := time.Since(start)
+	v := verdictHolds
+	if _, failed, incomplete := res.Count(); failed > 0 {
+		v = verdictFailed
+	} else if incomplete > 0 {
+		v = verdictIncomplete
+	}
+	if asJSON {
+		w := verifyJSON(res.Configs[0].Result, t, elapsed)
+		w.InForce = in
+		w.ParamsRange = rangeJSON(res, t)
+		b, _ := json.Marshal(w)
+		fmt.Fprintln(out, string(b))
+		return v
+	}
+	res.Configs[0].Result.WriteText(out)
+	res.WriteText(out)
+	word := map[verdict]string{verdictHolds: "verified", verdictFailed: "failed", verdictIncomplete: "incomplete"}[v]
+	fmt.Fprintf(out, "%s: %s over its params' range in %.2fs (%.2fs CPU)\n", t, word, elapsed.Seconds(), (cpuTime() - cpu).Seconds())
+	return v
+}
+
+// rangeError is a load failure as one line: the policy's validation
+// message for a value it rejects.
+func rangeError(d rules.Diagnostics) error {
+	for _, x := range d.Diagnostics {
+		if x.Severity == hcl.DiagError {
+			if x.Detail != "" {
+				return errors.New(x.Detail)
+			}
+			return errors.New(x.Summary)
+		}
+	}
+	return errors.New("the policy does not load")
+}
+
+// paramsRangeJSON is verify --json's params_range: the sweep, each
+// configuration with its verdict, and, for one not proved, its findings
+// with their eval input and run block.
+type paramsRangeJSON struct {
+	Configs  []rangeConfigJSON `json:"configs"`
+	Outside  []sweep.Rejected  `json:"outside_validation,omitempty"`
+	Unproved []sweep.Rejected  `json:"not_explored,omitempty"`
+}
+
+type rangeConfigJSON struct {
+	Set         map[string]string `json:"set"`
+	Candidates  []sweep.Candidate `json:"candidates,omitempty"`
+	Verdict     string            `json:"verdict"`
+	States      int               `json:"states"`
+	Transitions int               `json:"transitions"`
+	Result      *verifyJSONResult `json:"result,omitempty"`
+}
+
+func rangeJSON(res *sweep.Result, t string) *paramsRangeJSON {
+	out := &paramsRangeJSON{Outside: res.Outside, Unproved: res.Unproved}
+	for _, c := range res.Configs {
+		x := rangeConfigJSON{Set: c.Set, Candidates: c.Candidates, Verdict: c.Verdict, States: c.Result.States, Transitions: c.Result.Transitions}
+		if c.Verdict != sweep.Proved {
+			w := verifyJSON(c.Result, t, 0)
+			x.Result = &w
+		}
+		out.Configs = append(out.Configs, x)
+	}
+	return out
 }
