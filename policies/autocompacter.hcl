@@ -1385,7 +1385,7 @@ property "no checkpoint at Pi's threshold before the retry delay" {
 property "no checkpoint for Pi's compaction below the force limit, at overflow or for /compact" {
   never = "checkpoint"
   on    = "before_compact"
-  when  = "event.reason != 'threshold' || event.tokens < int(min(saved_force, 270000, 0.8 * event.context_window))"
+  when  = "event.reason != 'threshold' || event.tokens < int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
 }
 
 # seed 002 line 26 "Retry delays are 5, 10, and 20 seconds. The delay
@@ -1399,8 +1399,23 @@ property "no checkpoint at a turn boundary before the retry delay" {
 # seed 002 line 32-38 "The active force limit is the smallest of ... The
 # saved force limit. 270,000 tokens. 80% of the model context window", and
 # "The three active values stay distinct".
+# The properties read the cap and the ratio as the force_cap and
+# force_ratio params, so they hold wherever a team sets them (verify
+# --params range explores both); the seed's 270000 and 80% are their
+# defaults, pinned by the "settings:" runs of autocompacter.test.hcl that
+# quote the seed.
 property "the active force limit is min(saved, 270000, 80% of the window), with notice < warning < force" {
-  always = "active_force == int(min(saved_force, 270000, 0.8 * event.context_window)) && active_notice < active_warning && active_warning < active_force"
+  always = "active_force == int(min(saved_force, param.force_cap, param.force_ratio * event.context_window)) && active_notice < active_warning && active_warning < active_force"
+}
+
+# seed 002 line 38 "Notice and warning scale by the same ratio as force":
+# each is its saved value times the active force limit over the saved
+# one; the notice stays one below the warning where rounding would make
+# them meet ("The three active values stay distinct"). Below an 82k
+# window Pi's own threshold (window - reserve) is under 80% of it, and a
+# scale taken from that instead is caught in the 32k and 64k windows.
+property "notice and warning scale by the force limit's ratio" {
+  always = "active_warning == int(saved_warning * (active_force / saved_force)) && active_notice == min(int(saved_notice * (active_force / saved_force)), active_warning - 1)"
 }
 
 # seed 002 line 18 "It compacts at the active force limit": a completed
@@ -1411,14 +1426,14 @@ property "the active force limit is min(saved, 270000, 80% of the window), with 
 property "a completed turn at the force limit is checkpointed" {
   always_emits = "checkpoint"
   on           = "turn_end"
-  when         = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && state.phase == 'idle' && !state.compacted && event.now_ms >= state.cooldown_until && event.now_ms >= state.retry_at && state.failures < param.failure_limit && event.tokens >= int(min(saved_force, 270000, 0.8 * event.context_window))"
+  when         = "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && state.phase == 'idle' && !state.compacted && event.now_ms >= state.cooldown_until && event.now_ms >= state.retry_at && state.failures < param.failure_limit && event.tokens >= int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
 }
 
 # seed 002 line 18: below the force limit nothing is forced.
 property "no forced checkpoint below the force limit" {
   never = "checkpoint"
   on    = "turn_end"
-  when  = "state.request == 'none' && event.tokens < int(min(saved_force, 270000, 0.8 * event.context_window))"
+  when  = "state.request == 'none' && event.tokens < int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))"
 }
 
 # seed 002 line 12 "An aborted or failed turn cancels a queued tool request."

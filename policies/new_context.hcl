@@ -474,6 +474,17 @@ group "uncompactable" {
 # Each names the line of the seed (seeds/001, the reset lifecycle) it
 # encodes. Every property of this policy is in this region.
 
+# The host contract's range of context windows (32k and 64k local models,
+# 128k, the 200k default, 1M): the token thresholds sit at reserve plus a
+# runway under the window, so a rule that goes wrong only in a small window
+# (a runway lost, a threshold under the reserve) is explored, not only the
+# 200k default a guard compares nothing else with.
+verify {
+  domain = {
+    context_window = [32000, 64000, 128000, 200000, 1000000]
+  }
+}
+
 # seed 001 line 10 "agent_settled | If idle and an explicit request is
 # pending, create one identified attempt": a new attempt starts only when
 # none is in flight.

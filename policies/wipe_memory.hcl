@@ -1069,6 +1069,17 @@ group "tree" {
 # encodes. Every property of this policy is in this region; the rules above
 # are not.
 
+# The host contract's range of context windows (32k and 64k local models,
+# 128k, the 200k default, 1M): the token thresholds sit at reserve plus a
+# runway under the window, so a rule that goes wrong only in a small window
+# (a runway lost, a threshold under the reserve) is explored, not only the
+# 200k default a guard compares nothing else with.
+verify {
+  domain = {
+    context_window = [32000, 64000, 128000, 200000, 1000000]
+  }
+}
+
 # seed 000 line 15 "Abort or error | Never count as successful close-out";
 # line 54 "A user abort, an assistant message with a synthetic stopReason
 # aborted, and a generic provider error ... none commits an ordinary

@@ -83,12 +83,31 @@ func Run(p *rules.Policy, load Loader, fixed map[string]bool, opts verify.Option
 			continue
 		}
 		seen[k] = len(res.Configs)
-		res.Configs = append(res.Configs, Config{Set: map[string]string{c.Param: c.Value}, Candidates: []Candidate{c}, Result: verify.Check(q, opts)})
+		r := verify.Check(q, opts)
+		atOnly(r, c.Param+"="+c.Value)
+		res.Configs = append(res.Configs, Config{Set: map[string]string{c.Param: c.Value}, Candidates: []Candidate{c}, Result: r})
 	}
 	for i := range res.Configs {
 		res.Configs[i].Verdict = verdict(res.Configs[i].Result)
 	}
 	return res
+}
+
+// atOnly turns a moved configuration's dead rules and unreached values
+// into warnings: with no cooldown the rules for inside the cooldown never
+// fire, which is the setting's doing, not a mistake in the policy; the
+// values in force keep them as findings.
+func atOnly(r *verify.Result, at string) {
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		if f.Kind == verify.KindDeadRule || f.Kind == verify.KindUnreached {
+			f.Message += " (at " + at + " only)"
+			r.Warnings = append(r.Warnings, f)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.Findings = kept
 }
 
 func verdict(r *verify.Result) string {

@@ -329,6 +329,10 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 	}
 	ev := newEvaluator(p, initial)
 	dm.ev = ev
+	largest, byRemaining, narrowed := windowsByRemaining(p)
+	if narrowed {
+		ev.base[factContextWindow] = []float64{largest}
+	}
 	initialState := ev.stateMap(initial)
 	// Common facts have one domain; an event's own facts one per event
 	// ("command.args"), since two events may give a name two types.
@@ -436,6 +440,10 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			}
 			dm.how[k] = declared
 		}
+	}
+	if narrowed {
+		dm.values[factContextWindow] = []any{largest}
+		dm.how[factContextWindow] = byRemaining
 	}
 	return dm, nil
 }

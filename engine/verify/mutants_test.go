@@ -5,9 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resetpolicy/resetpolicy/engine/sweep"
+	"github.com/resetpolicy/resetpolicy/engine/testrun"
 	"github.com/resetpolicy/resetpolicy/engine/verify"
 	"github.com/resetpolicy/resetpolicy/policies"
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/testfile"
 )
 
 // mutant is one realistic seed-violating bug in a copy of a built-in.
@@ -17,6 +20,9 @@ type mutant struct {
 	// heavy: the counterexample needs the whole exploration (a loop, or
 	// one deep in it); -short skips it.
 	heavy bool
+	// paramsRange: the bug shows only at a param value other than the
+	// default, one of those `verify --params range` explores.
+	paramsRange bool
 }
 
 // edit replaces old, which the built-in holds once, by new.
@@ -52,6 +58,12 @@ func readMutants(t *testing.T) []mutant {
 					continue
 				case "heavy":
 					m.heavy, field = val == "yes", nil
+					continue
+				case "params":
+					if val != "range" {
+						t.Fatalf("mutant %q: params: %q, want range", m.name, val)
+					}
+					m.paramsRange, field = true, nil
 					continue
 				case "old":
 					m.edits = append(m.edits, edit{old: val})
@@ -111,13 +123,12 @@ func TestMutants(t *testing.T) {
 			if !hasProperty(p, m.property) {
 				t.Fatalf("%s declares no property %q", m.policy, m.property)
 			}
-			r := verify.Check(p, verify.Options{FailFast: true})
-			var f *verify.Finding
-			for i := range r.Findings {
-				if r.Findings[i].Name == m.property {
-					f = &r.Findings[i]
-				}
+			if m.paramsRange {
+				overRange(t, m, text, p)
+				return
 			}
+			r := verify.Check(p, verify.Options{FailFast: true})
+			f := findingOf(r, m.property)
 			if f == nil {
 				var names []string
 				for _, x := range r.Findings {
@@ -158,4 +169,66 @@ func hasProperty(p *rules.Policy, name string) bool {
 		}
 	}
 	return false
+}
+
+func findingOf(r *verify.Result, name string) *verify.Finding {
+	for i := range r.Findings {
+		if r.Findings[i].Name == name {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+// overRange checks a mutant whose bug the values in force hide: verify
+// at the defaults does not find it, and one of the values `verify
+// --params range` explores does, with a counterexample that replays under
+// that value and a run block that sets it, failing against the mutant
+// and passing against the built-in when pasted as printed.
+func overRange(t *testing.T, m mutant, text string, p *rules.Policy) {
+	t.Helper()
+	if f := findingOf(verify.Check(p, verify.Options{FailFast: true}), m.property); f != nil {
+		t.Fatalf("verify finds %q at the defaults already; the mutant needs no params: range", m.property)
+	}
+	loadMutant := func(set map[string]string, ov ...rules.Override) (*rules.Policy, rules.Diagnostics) {
+		return rules.Load(rules.Source{Name: m.policy + "_mutant.hcl", Bytes: []byte(text)}, rules.WithSet(set, "--set"), rules.WithOverrides(ov...))
+	}
+	for _, c := range sweep.Candidates(p, nil) {
+		set := map[string]string{c.Param: c.Value}
+		q, diags := loadMutant(set)
+		if diags.HasErrors() {
+			continue // outside validation
+		}
+		f := findingOf(verify.Check(q, verify.Options{FailFast: true}), m.property)
+		if f == nil {
+			continue
+		}
+		if len(f.Trace) == 0 {
+			t.Fatalf("%q fails at %s=%s without a counterexample", m.property, c.Param, c.Value)
+		}
+		if f.Params[c.Param] != c.Value {
+			t.Fatalf("the counterexample found at %s=%s sets params %v", c.Param, c.Value, f.Params)
+		}
+		replays(t, q, f)
+		pasted := func(load func(ov ...rules.Override) (*rules.Policy, rules.Diagnostics)) int {
+			src := "policy = \"" + m.policy + "\"\n" + f.RunBlock(m.policy)
+			tf, diags := testfile.Parse([]byte(src), "verify.test.hcl")
+			if diags.HasErrors() {
+				t.Fatalf("the run block does not parse:\n%s\n%s", diags.Error(), src)
+			}
+			runner := testrun.New(func(_ *testfile.File, ov []rules.Override) (*rules.Policy, rules.Diagnostics) { return load(ov...) })
+			runner.RunFile(tf)
+			return runner.Report().Failed()
+		}
+		if n := pasted(func(ov ...rules.Override) (*rules.Policy, rules.Diagnostics) { return loadMutant(nil, ov...) }); n != 1 {
+			t.Errorf("the run block, with its params, passes against the mutant:\n%s", f.RunBlock(m.policy))
+		}
+		if n := pasted(func(ov ...rules.Override) (*rules.Policy, rules.Diagnostics) {
+			return policies.Load(m.policy, nil, rules.WithOverrides(ov...))
+		}); n != 0 {
+			t.Errorf("the run block, with its params, fails against the built-in too:\n%s", f.RunBlock(m.policy))
+		}
+		return
+	}
+	t.Fatalf("no value verify --params range explores finds %q (seed %s)", m.property, m.seed)
 }
