@@ -214,3 +214,72 @@ func TestVerifyVerdictIgnoresLoad(t *testing.T) {
 			idleCode, idle["states"], idle["transitions"], busyCode, busy["states"], busy["transitions"], reflect.DeepEqual(idle, busy))
 	}
 }
+
+// The default run says it covered the values in force only; --params
+// range explores each param's boundaries, fails on the one that breaks
+// the property with a run block that sets it, lists what validation
+// rejects, and leaves a --set param where it is.
+func TestVerifyParamsRange(t *testing.T) {
+	const file = "testdata/verify/margin.hcl"
+	out, _, code := runCLI(t, "", "verify", file)
+	if code != 0 || !strings.Contains(out, "params: explored at the values in force only") {
+		t.Fatalf("default run: exit %d, want 0 and the values-in-force line:\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "verify", "--params", "range", file)
+	if code != 1 {
+		t.Fatalf("--params range: exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"--- margin at cap=1",
+		"params = { cap = 1 }",
+		"params range of margin: 13 configurations",
+		"  failed     cap=1  (validation of cap: value > 0)",
+		"  proved     cap=99  (validation of cap: value < 100)",
+		`  outside    limit=2: `,
+		"testdata/verify/margin.hcl: failed over its params' range",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--params range output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code = runCLI(t, "", "verify", "--params", "range", "--set", "cap=50", file)
+	if code != 0 || strings.Contains(out, "cap=1") {
+		t.Errorf("--set cap=50 fixes cap: exit %d, want 0 with no cap value explored\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "", "verify", "--params", "range", "--json", file)
+	if code != 1 {
+		t.Fatalf("--json: exit %d, want 1", code)
+	}
+	var r struct {
+		ParamsRange struct {
+			Configs []struct {
+				Set     map[string]string `json:"set"`
+				Verdict string            `json:"verdict"`
+				Result  *struct {
+					RunBlocks map[string]string `json:"run_blocks"`
+				} `json:"result"`
+			} `json:"configs"`
+			Outside []struct {
+				Param, Value, Reason string
+			} `json:"outside_validation"`
+		} `json:"params_range"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	failed := 0
+	for _, c := range r.ParamsRange.Configs {
+		if c.Verdict == "failed" {
+			failed++
+			if c.Set["cap"] != "1" || c.Result == nil || !strings.Contains(c.Result.RunBlocks["nothing is cancelled under 3 tokens"], "params = { cap = 1 }") {
+				t.Errorf("the failed configuration: %+v", c)
+			}
+		}
+	}
+	if failed != 1 || len(r.ParamsRange.Configs) != 13 || len(r.ParamsRange.Outside) != 1 {
+		t.Errorf("%d configurations, %d failed, %d outside; want 13, 1, 1", len(r.ParamsRange.Configs), failed, len(r.ParamsRange.Outside))
+	}
+	if _, _, code := runCLI(t, "", "verify", "--params", "all", file); code != 2 {
+		t.Errorf("--params all: exit %d, want 2", code)
+	}
+}
