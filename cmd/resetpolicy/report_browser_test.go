@@ -144,6 +144,9 @@ func TestReportInBrowser(t *testing.T) {
 	if got := text("#proof"); !strings.Contains(got, "every property holds") || !strings.Contains(got, "What was explored") {
 		t.Errorf("the proof section lacks its result:\n%.300s", got)
 	}
+	if got := text("#proof"); !strings.Contains(got, "only (resetpolicy verify --params range explores each over the range its validation allows)") {
+		t.Errorf("the proof section does not say it covers the param values in force only:\n%.600s", got)
+	}
 	if got := text("#sessions"); !strings.Contains(got, "sessions warned") || !strings.Contains(got, "9 with a chart") {
 		t.Errorf("the sessions section lacks its figures:\n%.400s", got)
 	}

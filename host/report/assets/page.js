@@ -146,6 +146,7 @@
       el("span", { text: " explored " + num(v.states) + " states and " + num(v.transitions) + " transitions" + (v.bounded ? ", bounded" : ", until no new state") + " in " + (v.seconds || 0).toFixed(2) + " s" })));
     if (v.bound) body.append(el("p", { class: "caveat", text: "The exploration stopped at its " + v.bound.kind + " bound (" + v.bound.limit + "): every result below holds only within it." }));
     if (v.params) body.append(el("p", {}, "Proven for the param values ", el("code", { text: Object.entries(v.params).map(([k, x]) => k + "=" + value(x)).join(", ") }),
+      el("span", { text: " only (resetpolicy verify --params range explores each over the range its validation allows)" }),
       (v.exact_slots || []).length ? el("span", { text: "; slots kept exact: " + v.exact_slots.join(", ") }) : null));
     const rows = (v.holds || []).map((n) => [badge(v.bounded ? "bounded" : "holds", v.bounded ? "warn" : "ok"), n, ""]);
     for (const f of findings) rows.push([badge("fails", "bad"), f.name, f.message]);
