@@ -461,6 +461,7 @@ type rangeConfigJSON struct {
 	Set         map[string]string `json:"set"`
 	Candidates  []sweep.Candidate `json:"candidates,omitempty"`
 	Verdict     string            `json:"verdict"`
+	Idle        []string          `json:"idle,omitempty"`
 	States      int               `json:"states"`
 	Transitions int               `json:"transitions"`
 	Result      *verifyJSONResult `json:"result,omitempty"`
@@ -469,7 +470,7 @@ type rangeConfigJSON struct {
 func rangeJSON(res *sweep.Result, t string) *paramsRangeJSON {
 	out := &paramsRangeJSON{Outside: res.Outside, Unproved: res.Unproved}
 	for _, c := range res.Configs {
-		x := rangeConfigJSON{Set: c.Set, Candidates: c.Candidates, Verdict: c.Verdict, States: c.Result.States, Transitions: c.Result.Transitions}
+		x := rangeConfigJSON{Set: c.Set, Candidates: c.Candidates, Verdict: c.Verdict, Idle: c.Idle, States: c.Result.States, Transitions: c.Result.Transitions}
 		if c.Verdict != sweep.Proved {
 			w := verifyJSON(c.Result, t, 0)
 			x.Result = &w

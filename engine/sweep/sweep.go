@@ -34,9 +34,12 @@ type Config struct {
 	Set map[string]string `json:"set"`
 	// Candidates are the values it stands for: several candidates can
 	// load as the same configuration.
-	Candidates []Candidate    `json:"candidates,omitempty"`
-	Verdict    string         `json:"verdict"`
-	Result     *verify.Result `json:"result"`
+	Candidates []Candidate `json:"candidates,omitempty"`
+	Verdict    string      `json:"verdict"`
+	// Idle names the rules that never fire and the values never held at
+	// this configuration only: warnings here, not findings.
+	Idle   []string       `json:"idle,omitempty"`
+	Result *verify.Result `json:"result"`
 }
 
 // Rejected is a candidate not explored: the policy's validation rejects
@@ -84,8 +87,8 @@ func Run(p *rules.Policy, load Loader, fixed map[string]bool, opts verify.Option
 		}
 		seen[k] = len(res.Configs)
 		r := verify.Check(q, opts)
-		atOnly(r, c.Param+"="+c.Value)
-		res.Configs = append(res.Configs, Config{Set: map[string]string{c.Param: c.Value}, Candidates: []Candidate{c}, Result: r})
+		idle := atOnly(r, c.Param+"="+c.Value)
+		res.Configs = append(res.Configs, Config{Set: map[string]string{c.Param: c.Value}, Candidates: []Candidate{c}, Result: r, Idle: idle})
 	}
 	for i := range res.Configs {
 		res.Configs[i].Verdict = verdict(res.Configs[i].Result)
@@ -97,17 +100,20 @@ func Run(p *rules.Policy, load Loader, fixed map[string]bool, opts verify.Option
 // into warnings: with no cooldown the rules for inside the cooldown never
 // fire, which is the setting's doing, not a mistake in the policy; the
 // values in force keep them as findings.
-func atOnly(r *verify.Result, at string) {
+func atOnly(r *verify.Result, at string) []string {
+	var idle []string
 	kept := r.Findings[:0]
 	for _, f := range r.Findings {
 		if f.Kind == verify.KindDeadRule || f.Kind == verify.KindUnreached {
 			f.Message += " (at " + at + " only)"
 			r.Warnings = append(r.Warnings, f)
+			idle = append(idle, f.Name)
 			continue
 		}
 		kept = append(kept, f)
 	}
 	r.Findings = kept
+	return idle
 }
 
 func verdict(r *verify.Result) string {
@@ -193,6 +199,9 @@ func (r *Result) WriteText(w io.Writer) {
 		line := fmt.Sprintf("  %-10s %s", c.Verdict, c.SetText())
 		if len(why) > 0 {
 			line += "  (" + strings.Join(uniq(why), "; ") + ")"
+		}
+		if len(c.Idle) > 0 {
+			line += "; here only: " + strings.Join(c.Idle, ", ")
 		}
 		fmt.Fprintln(w, line)
 	}
