@@ -157,3 +157,26 @@ func TestSameConfigurationExploredOnce(t *testing.T) {
 		t.Fatalf("%d configurations, the first standing for %d candidates; want 1 for all", len(res.Configs), len(res.Configs[0].Candidates))
 	}
 }
+
+// new_context holds over its params' range (its sweep is cheap enough for
+// every test run; `.ci/run` sweeps all three built-ins): every
+// configuration proved, its warning runway at 0 among them.
+func TestNewContextOverItsRange(t *testing.T) {
+	p, diags := policies.Load("new_context", nil)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	load := func(set map[string]string) (*rules.Policy, error) {
+		q, d := policies.Load("new_context", set)
+		if d.HasErrors() {
+			return nil, errors.New(d.Error())
+		}
+		return q, nil
+	}
+	res := sweep.Run(p, load, nil, verify.Options{})
+	var b strings.Builder
+	res.WriteText(&b)
+	if !res.OK() || len(res.Configs) < 2 || res.Configs[1].Set["warning_runway"] != "0" {
+		t.Errorf("new_context over its range:\n%s", b.String())
+	}
+}
