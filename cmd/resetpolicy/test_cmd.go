@@ -28,9 +28,10 @@ func newTestCmd() *cobra.Command {
 		asJSON   bool
 		// withVerify: one CI line checks the runs and the properties.
 		withVerify bool
+		paramsMode string
 	)
 	cmd := &cobra.Command{
-		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE] [--verify]",
+		Use:   "test [PATH...] [-run REGEXP] [-v] [--coverage] [--junit FILE] [--verify [--params range]]",
 		Short: "Run policy test files (*.test.hcl)",
 		Long: `test runs policy test files: every *.test.hcl file under the given paths
 (directories are searched recursively, skipping those whose name starts with
@@ -67,8 +68,14 @@ invalid, 2 for a usage error.`,
 				return failure("no test files (*%s) under %s", testfile.Suffix, strings.Join(args, ", "))
 			}
 			verifyFailed := 0
+			switch {
+			case paramsMode != "in-force" && paramsMode != "range":
+				return usage("--params %q: want in-force or range", paramsMode)
+			case paramsMode == "range" && !withVerify:
+				return usage("--params range goes with --verify")
+			}
 			if withVerify {
-				verifyFailed = verifyTestPolicies(cmd.OutOrStdout(), cmd.ErrOrStderr(), inputs)
+				verifyFailed = verifyTestPolicies(cmd.OutOrStdout(), cmd.ErrOrStderr(), inputs, paramsMode == "range")
 			}
 			rep := runTests(inputs, filter, cmd.ErrOrStderr())
 			if len(rep.Results) == 0 {
@@ -100,6 +107,7 @@ invalid, 2 for a usage error.`,
 	cmd.Flags().StringVar(&junit, "junit", "", "write a JUnit XML report to `FILE`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results (and with --coverage the coverage) as one JSON object instead of text")
 	cmd.Flags().BoolVar(&withVerify, "verify", false, "also verify each tested policy's properties (as resetpolicy verify), before the runs")
+	cmd.Flags().StringVar(&paramsMode, "params", "in-force", "with --verify: in-force, the param values the test file sets; range: also each param the file does not set over the range its validation allows (as verify --params range)")
 	return cmd
 }
 

@@ -294,7 +294,9 @@ func verifyOne(out io.Writer, t string, p *rules.Policy, lim verifyLimits, asJSO
 // verifyTestPolicies verifies, once each, the policies the test files name
 // (with the files' own param overrides) and prints the results; it returns
 // how many failed. Test files that do not parse are left to the runner.
-func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
+// paramsRange also explores each param the file does not set over its
+// range.
+func verifyTestPolicies(out, _ io.Writer, inputs []testInput, paramsRange bool) int {
 	seen := map[string]bool{}
 	bad := 0
 	for _, in := range inputs {
@@ -334,6 +336,26 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 			}
 			ps = append(ps, q)
 		}
+		if paramsRange {
+			load := func(set map[string]string) (*rules.Policy, error) {
+				q, d := loadTestPolicySet(f, overrides, set)
+				if d.HasErrors() || q == nil {
+					return nil, rangeError(d)
+				}
+				return q, nil
+			}
+			start := time.Now()
+			res := sweep.Run(p, load, fixedNames(overrides), verifyLimits{}.options())
+			res.Configs[0].Result.WriteText(out)
+			res.WriteText(out)
+			word := "verified"
+			if !res.OK() {
+				word = "failed"
+				bad++
+			}
+			fmt.Fprintf(out, "%s (for %s): %s over its params' range in %.2fs\n", p.Name, in.name, word, time.Since(start).Seconds())
+			ps = ps[1:]
+		}
 		for _, p := range ps {
 			start := time.Now()
 			r := verify.Check(p, verifyLimits{}.options())
@@ -345,6 +367,15 @@ func verifyTestPolicies(out, _ io.Writer, inputs []testInput) int {
 		}
 	}
 	return bad
+}
+
+// fixedNames are the params a test file sets: a sweep leaves them.
+func fixedNames(overrides []rules.Override) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range overrides {
+		out[o.Name] = true
+	}
+	return out
 }
 
 // verifyJSONResult is one policy's result as verify --json prints it (and

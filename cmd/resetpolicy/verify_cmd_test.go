@@ -283,3 +283,19 @@ func TestVerifyParamsRange(t *testing.T) {
 		t.Errorf("--params all: exit %d, want 2", code)
 	}
 }
+
+// test --verify --params range sweeps the tested policy too, leaving the
+// params the test file sets; without --verify the flag is a usage error.
+func TestTestVerifyParamsRange(t *testing.T) {
+	const file = "testdata/verify/margin.test.hcl"
+	if out, _, code := runCLI(t, "", "test", "--verify", file); code != 0 {
+		t.Fatalf("test --verify: exit %d, want 0\n%s", code, out)
+	}
+	out, _, code := runCLI(t, "", "test", "--verify", "--params", "range", file)
+	if code != 1 || !strings.Contains(out, "  failed     cap=1") || !strings.Contains(out, "margin (for testdata/verify/margin.test.hcl): failed over its params' range") {
+		t.Errorf("test --verify --params range: exit %d, want 1 failing at cap=1\n%s", code, out)
+	}
+	if _, _, code := runCLI(t, "", "test", "--params", "range", file); code != 2 {
+		t.Errorf("--params range without --verify: exit %d, want 2", code)
+	}
+}
