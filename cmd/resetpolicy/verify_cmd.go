@@ -116,11 +116,15 @@ Exit status: 0 when everything holds, 1 on a finding, 2 for a usage error,
 				}
 			}
 			bad, cut := verifyTargets(cmd.OutOrStdout(), cmd.ErrOrStderr(), targets, set, lim, asJSON, inForce)
+			n := len(targets)
+			if inForce != nil {
+				n = 1 // the policy in force
+			}
 			if bad > 0 {
-				return failure("%d of %d policies failed verification", bad, len(targets))
+				return failure("%d of %d policies failed verification", bad, n)
 			}
 			if cut > 0 {
-				return &exitError{code: exitIncomplete, msg: fmt.Sprintf("%d of %d policies incomplete: an exploration was cut by a bound before every state was explored", cut, len(targets))}
+				return &exitError{code: exitIncomplete, msg: fmt.Sprintf("%d of %d policies incomplete: an exploration was cut by a bound before every state was explored", cut, n)}
 			}
 			return nil
 		},

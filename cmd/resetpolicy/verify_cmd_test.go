@@ -299,3 +299,23 @@ func TestTestVerifyParamsRange(t *testing.T) {
 		t.Errorf("--params range without --verify: exit %d, want 2", code)
 	}
 }
+
+// With no argument the policy in force is swept, each value loaded as Pi
+// would load it with that param set too.
+func TestVerifyParamsRangeInForce(t *testing.T) {
+	src, err := os.ReadFile("testdata/verify/margin.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/.resetpolicy.hcl", src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Chdir(dir)
+	out, errOut, code := runCLI(t, "", "verify", "--params", "range")
+	if code != 1 || !strings.Contains(out, "  failed     cap=1") || !strings.Contains(errOut, "1 of 1 policies failed verification") {
+		t.Errorf("exit %d, want 1 failing at cap=1 and counting one policy\n%s%s", code, out, errOut)
+	}
+}
