@@ -1293,6 +1293,19 @@ property "the budget warning only while automatic compaction is on" {
   when  = "!event.auto_compaction"
 }
 
+# seed 000 line 58 "The final close-out warning is staged/attached at
+# reserve + WARNING_RUNWAY_TOKENS, only when automatic compaction is
+# enabled": a request at that remaining budget carries the warning, in a
+# window of any size, until the warning is durable there (the property
+# above states the durability from what the policy did; this one the
+# threshold, as the warning_runway param: its 12288 is the param's default).
+property "the budget warning goes out at the reserve plus the warning runway" {
+  always_emits = "inject"
+  with         = { message = "checkpoint_warning", deliver = "request" }
+  on           = "request"
+  when         = "event.enabled && event.auto_compaction && event.context_window - event.tokens <= event.reserve + param.warning_runway && state.warning_window != event.window_id"
+}
+
 # seed 000 line 58 "The early reminder is staged once per window": once its
 # draft is durable, not again in that window; a durable warning covers the
 # reminder of its window too. Stated, like the warning's, over the injects
