@@ -584,6 +584,19 @@ property "the checkpoint warning is not repeated once delivered in its window" {
   within = "window"
 }
 
+# seed 001 line 16 "once per window at reserve+12288 tokens remaining": a
+# request at that remaining budget, with no explicit request pending,
+# carries the warning, in a window of any size, until a completed turn
+# delivered it there (warned_window; the property above states the
+# delivery from what the policy did). The threshold is the warning_runway
+# param; its 12288 is the param's default.
+property "the checkpoint warning goes out at the reserve plus the warning runway" {
+  always_emits = "inject"
+  with         = { message = "checkpoint_warning", deliver = "request" }
+  on           = "request"
+  when         = "event.enabled && state.request == 'none' && event.context_window - event.tokens <= event.reserve + param.warning_runway && state.warned_window != event.window_id"
+}
+
 # seed 001 line 7 "new_context | Mark explicit request; repeated calls
 # report already pending. Tool returns terminal output."
 property "the new_context tool returns terminal output" {
