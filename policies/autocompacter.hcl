@@ -1310,13 +1310,13 @@ verify {
   # unknown form, and saved force limits above the 270000 cap (a user can
   # save any whole number: seed 002 line 34-36 caps it). The context window
   # moves the force limit's 80% cap: 32k and 64k local models (where Pi's
-  # own threshold, window - reserve, is under 80%), the contract's 200k
-  # default, and a 1M window where the 270000 cap binds. 128k is left out:
-  # each window adds its token thresholds to every turn end, and its levels
-  # follow from the same arithmetic as 64k's and 200k's.
+  # own threshold, window - reserve, is under 80%), 128k and the
+  # contract's 200k default (the 80% cap, 102400 and 160000, is below the
+  # saved levels, so all three scale down), and a 1M window where the
+  # 270000 cap binds: the contract's range of windows.
   domain = {
     "command.args" = ["", "set notice 100000", "set warning 150000", "set force 200000", "set force 300000", "set force 1", "set 100000 150000 200000", "set 100000 150000 300000", "setup", "reset", "help"]
-    context_window = [32000, 64000, 200000, 1000000]
+    context_window = [32000, 64000, 128000, 200000, 1000000]
   }
 }
 
