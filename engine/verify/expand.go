@@ -13,11 +13,10 @@ import (
 )
 
 // A state's expansion decides every event instance from it, but most
-// instances behave alike: they fire the same rules, lead to the same state
-// and leave the properties in the same place. Each instance is decided and
-// checked against the properties whose conditions read its facts; what
-// follows from the transition — the next state's key, the invariants on
-// it, the loop graph, the observer — is worked out once per class of
+// instances behave alike. Those that read alike share one decision and
+// one round of property checks (classes.go); of the rest, what follows
+// from the transition — the next state's key, the invariants on it, the
+// loop graph, the observer — is worked out once per class of
 // transitions: same next state (slots, window, at_most counters), same
 // event kind and rules, same loop bits, same facts the invariants read.
 // The first instance of a class, in the order they are tried, stands for
@@ -34,12 +33,29 @@ type expansion struct {
 	cont    []bool              // loop bits
 	free    []bool
 	seed    maphash.Seed
+
+	// The classes of instances (classes.go): the trie, the decisions,
+	// their rules and effects, and the facts read by the evaluation
+	// under way — seq in the order first read, seen as a set — by
+	// position in the event set's facts (pos maps a fact's index to it).
+	trie      trie
+	decisions []decision
+	ruleArena []string
+	effArena  []engine.Effect
+	pos       []int8
+	seq       []int32
+	seen      uint64
 }
 
 func (x *expansion) reset() {
 	x.posts = x.posts[:0]
 	clear(x.byHash)
 	clear(x.classes)
+	x.trie.reset()
+	x.decisions = x.decisions[:0]
+	clear(x.ruleArena) // drop the references the arenas hold
+	clear(x.effArena)
+	x.ruleArena, x.effArena = x.ruleArena[:0], x.effArena[:0]
 }
 
 // post returns the index of the slots vals among the expansion's distinct
@@ -83,95 +99,130 @@ func (m *model) expand(i int, n *node) {
 	x := &m.x
 	x.reset()
 	idBase := m.maxID(n)
-	for _, evs := range m.events(n) {
-		var (
-			d      *engine.Decision
-			err    error
-			pk     int
-			post   []lang.Value
-			resets bool
-		)
-		for k := range evs {
-			in := &evs[k]
-			st := &m.cur
-			if k == 0 || in.group != evs[k-1].group {
-				// A new valuation of the facts the rules read: decide it. The
-				// instances after it in its group differ in facts only the
-				// properties read, and are decided alike.
-				m.sess.SetValues(n.vals)
-				d, err = m.sess.Decide(in.ev)
-				m.transitions++
-				if err != nil {
-					st := &step{event: in.facts, now: n.now, idBase: idBase}
-					m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
-					continue
+	for _, set := range m.events(n) {
+		x.pos = set.pos
+		share := set.share && !m.opts.everyInstance
+		var root int32
+		for k := range set.ins {
+			in := &set.ins[k]
+			di, hit, slot, walked := x.trie.find(root, in.vi)
+			if !hit {
+				di = m.decide(i, n, in, idBase)
+				if share {
+					x.trie.insert(&root, slot, walked, x.seq, set.sizes, in.vi, di)
 				}
-				*st = step{event: in.facts, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
-				m.checkOrder(i, n, in, d.Rules, st)
-				m.buf = m.sess.Values(m.buf[:0])
-				pk, post = -1, n.vals
-				if !slices.Equal(m.buf, n.vals) {
-					pk, post = x.post(m.buf)
-				}
-				resets = false
-				for _, e := range d.Effects {
-					if e.Name == "commit_reset" || e.Name == "provide_reset" {
-						resets = true
-					}
-				}
-			} else if err != nil {
+			}
+			d := &x.decisions[di]
+			if d.failed {
 				continue
 			}
-			// The decision's slices are the session's buffers: read them only
-			// until the next Decide (a trace replays the events instead).
-			*st = step{event: in.facts, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
-			m.checkEffects(i, n, in, st)
-			// The host's answers: a reset it carries out opens a new window; it
-			// may also fail to build the boundary and stay where it is.
-			for failed := range 2 {
-				if failed == 1 && !resets {
-					break
-				}
-				st.failed = failed == 1
-				st.newWindow = (resets && !st.failed) || in.newSession
-				x.counts = m.count(x.counts, i, n, in, st, st.newWindow)
-				cont, free, any := m.loopBits(x.cont, x.free, n, in, st)
-				x.cont, x.free = cont, free
-				if !m.newClass(pk, in, d, st, any) {
-					continue
-				}
-				for _, r := range d.Rules {
-					m.fired[r] = true
-				}
-				if m.opts.Observe != nil {
-					m.opts.Observe(n.vals, post, in.ev.Name(), d.Rules)
-				}
-				s := new(step)
-				*s = *st
-				s.rules, s.effects = nil, nil
-				next := &node{vals: post, window: n.window, now: n.now, parent: i, via: s, depth: n.depth + 1, counts: n.counts}
-				if st.newWindow {
-					next.window = n.window + 1
-				}
-				if !slices.Equal(x.counts, n.counts) {
-					next.counts = slices.Clone(x.counts)
-				}
-				m.checkAlways(i, next, in, s)
-				j := i
-				if pk >= 0 || next.window != n.window || !slices.Equal(next.counts, n.counts) {
-					j, _ = m.add(next)
-				}
-				if any {
-					m.edge(i, j, s, cont, free)
-				}
+			if _, hit, slot, walked = x.trie.find(d.props, in.vi); hit {
+				continue
 			}
+			x.seq, x.seen = x.seq[:0], 0
+			m.note(m.invFacts) // the class of transitions holds their values
+			m.transition(i, n, in, d, idBase)
+			if share {
+				x.trie.insert(&d.props, slot, walked, x.seq, set.sizes, in.vi, 0)
+			}
+		}
+	}
+	x.pos = nil
+}
+
+// decide decides in from n, checks the file order of the rules that
+// fired, and keeps the decision; it notes the facts both read.
+func (m *model) decide(i int, n *node, in *instance, idBase float64) int32 {
+	x := &m.x
+	x.seq, x.seen = x.seq[:0], 0
+	m.ruleReads(n, in)
+	m.sess.SetValues(n.vals)
+	d, err := m.sess.Decide(in.ev)
+	m.transitions++
+	var c decision
+	if err != nil {
+		st := &step{event: in.facts, now: n.now, idBase: idBase}
+		m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
+		c.failed = true
+	} else {
+		st := &m.cur
+		*st = step{event: in.facts, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
+		m.checkOrder(i, n, in, d.Rules, st)
+		m.buf = m.sess.Values(m.buf[:0])
+		c.pk, c.post = -1, n.vals
+		if !slices.Equal(m.buf, n.vals) {
+			c.pk, c.post = x.post(m.buf)
+		}
+		for _, e := range d.Effects {
+			if e.Name == "commit_reset" || e.Name == "provide_reset" {
+				c.resets = true
+			}
+		}
+		// The decision's slices are the session's buffers, good until the
+		// next Decide: the class keeps copies.
+		c.r0 = len(x.ruleArena)
+		x.ruleArena = append(x.ruleArena, d.Rules...)
+		c.r1, c.e0 = len(x.ruleArena), len(x.effArena)
+		x.effArena = append(x.effArena, d.Effects...)
+		c.e1 = len(x.effArena)
+	}
+	x.decisions = append(x.decisions, c)
+	return int32(len(x.decisions) - 1)
+}
+
+// transition checks the decision d of in from n against the properties
+// and adds what follows from it, once per class of transitions.
+func (m *model) transition(i int, n *node, in *instance, d *decision, idBase float64) {
+	x := &m.x
+	rules := x.rules(d)
+	st := &m.cur
+	*st = step{event: in.facts, now: n.now, idBase: idBase, rules: rules, effects: x.effects(d)}
+	m.checkEffects(i, n, in, st)
+	m.note1(m.userInputAt[in.kind]) // a request the user typed ends loops
+	// The host's answers: a reset it carries out opens a new window; it
+	// may also fail to build the boundary and stay where it is.
+	for failed := range 2 {
+		if failed == 1 && !d.resets {
+			break
+		}
+		st.failed = failed == 1
+		st.newWindow = (d.resets && !st.failed) || in.newSession
+		x.counts = m.count(x.counts, i, n, in, st, st.newWindow)
+		cont, free, any := m.loopBits(x.cont, x.free, n, in, st)
+		x.cont, x.free = cont, free
+		if !m.newClass(d.pk, in, rules, st, any) {
+			continue
+		}
+		for _, r := range rules {
+			m.fired[r] = true
+		}
+		if m.opts.Observe != nil {
+			m.opts.Observe(n.vals, d.post, in.ev.Name(), rules)
+		}
+		s := new(step)
+		*s = *st
+		s.rules, s.effects = nil, nil
+		next := &node{vals: d.post, window: n.window, now: n.now, parent: i, via: s, depth: n.depth + 1, counts: n.counts}
+		if st.newWindow {
+			next.window = n.window + 1
+		}
+		if !slices.Equal(x.counts, n.counts) {
+			next.counts = slices.Clone(x.counts)
+		}
+		m.checkAlways(i, next, in, s)
+		j := i
+		if d.pk >= 0 || next.window != n.window || !slices.Equal(next.counts, n.counts) {
+			j, _ = m.add(next)
+		}
+		if any {
+			m.edge(i, j, s, cont, free)
 		}
 	}
 }
 
 // newClass reports whether the transition just decided is the first of
 // its class in this expansion, and records it.
-func (m *model) newClass(pk int, in *instance, d *engine.Decision, st *step, loopFree bool) bool {
+func (m *model) newClass(pk int, in *instance, rules []string, st *step, loopFree bool) bool {
 	x := &m.x
 	b := x.key[:0]
 	b = binary.AppendVarint(b, int64(pk))
@@ -191,7 +242,7 @@ func (m *model) newClass(pk int, in *instance, d *engine.Decision, st *step, loo
 		}
 	}
 	// Rule names are the policy's own strings: their address names them.
-	for _, r := range d.Rules {
+	for _, r := range rules {
 		b = binary.AppendUvarint(b, uint64(uintptr(unsafe.Pointer(unsafe.StringData(r)))))
 		b = binary.AppendUvarint(b, uint64(len(r)))
 	}

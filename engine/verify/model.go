@@ -220,9 +220,9 @@ func (m *model) deadlines(n *node) []int64 {
 // and the clock are the host's: they are written into the cached frames
 // for n (window_id and now_ms come first in every event's facts), so
 // states at other times and in other windows share the instances too.
-func (m *model) events(n *node) [][]instance {
+func (m *model) events(n *node) []*eventSet {
 	var ids []any
-	out := make([][]instance, 0, len(m.eventNames))
+	out := make([]*eventSet, 0, len(m.eventNames))
 	win, now := m.hostValues(n)
 	for k, name := range m.eventNames {
 		if host := &m.hostEvents[k]; host.frame != nil {
@@ -249,28 +249,39 @@ func (m *model) events(n *node) [][]instance {
 			}
 		}
 		ctx := key.String()
-		evs, ok := m.evCache[ctx]
+		set, ok := m.evCache[ctx]
 		if !ok {
 			if ids == nil {
 				ids = m.ids(n)
 			}
-			evs = m.build(name, read, nRule, n, ids)
+			set = m.build(name, read, n, ids)
 			if m.cacheBytes < m.opts.MaxBytes/4 {
-				m.evCache[ctx] = evs
+				m.evCache[ctx] = set
 				b := int64(len(ctx))
-				for _, in := range evs {
-					b += instanceBytes + int64(len(in.frame))*valueBytes + 64*int64(len(in.facts))
+				for _, in := range set.ins {
+					b += instanceBytes + int64(len(in.frame))*valueBytes + 64*int64(len(in.facts)) + 2*int64(len(in.vi))
 				}
 				m.cacheBytes += b
 				m.bytes += b
 			}
 		}
-		for i := range evs {
-			evs[i].frame[winAt], evs[i].frame[nowAt] = win, now
+		for i := range set.ins {
+			set.ins[i].frame[winAt], set.ins[i].frame[nowAt] = win, now
 		}
-		out = append(out, evs)
+		out = append(out, set)
 	}
 	return out
+}
+
+// eventSet is the instances of one event kind from a state, with what
+// their classes are keyed on (classes.go): per position among the facts
+// varied, how many values it takes; per fact of the event, its position
+// (-1: not varied); in each instance, the index of each one's value.
+type eventSet struct {
+	ins   []instance
+	sizes []int
+	pos   []int8
+	share bool // few enough facts varied for the classes' sets of positions
 }
 
 // The positions of window_id and now_ms in every event's facts (common
@@ -296,10 +307,19 @@ func (m *model) hostValues(n *node) (lang.Value, lang.Value) {
 }
 
 // build makes the instances of one event kind from n.
-func (m *model) build(name string, read []string, nRule int, n *node, ids []any) []instance {
-	var out []instance
+func (m *model) build(name string, read []string, n *node, ids []any) *eventSet {
 	kind := slices.Index(m.eventNames, name)
 	def, _ := contract.LookupEvent(name)
+	set := &eventSet{share: len(read) <= 64}
+	for _, f := range def.AllFacts() {
+		set.pos = append(set.pos, int8(min(slices.Index(read, f.Name), 127)))
+	}
+	if !set.share {
+		clear(set.pos)
+		for i := range set.pos {
+			set.pos[i] = -1
+		}
+	}
 	{
 		var axes [][]any
 		for _, f := range read {
@@ -338,13 +358,11 @@ func (m *model) build(name string, read []string, nRule int, n *node, ids []any)
 				// from its neighbours here
 			} else if in, err := instanceOf(def, facts); err == nil {
 				in.kind, in.inv = kind, m.invID(in.frame)
-				// The instances that differ in the properties' facts only
-				// are consecutive (those vary fastest): one decision.
-				for i := range nRule {
-					in.group = in.group*len(axes[i]) + idx[i]
+				in.vi = make([]uint16, len(idx))
+				for i, v := range idx {
+					in.vi[i] = uint16(v)
 				}
-
-				out = append(out, in)
+				set.ins = append(set.ins, in)
 			}
 			i := len(idx) - 1
 			for ; i >= 0; i-- {
@@ -358,8 +376,11 @@ func (m *model) build(name string, read []string, nRule int, n *node, ids []any)
 				break
 			}
 		}
+		for _, a := range axes {
+			set.sizes = append(set.sizes, len(a))
+		}
 	}
-	return out
+	return set
 }
 
 // interesting: every int fact of the event takes a value that is a
@@ -395,9 +416,9 @@ type instance struct {
 	frame []lang.Value
 	pack  lang.Packed // the frame's bool and enum facts packed
 	kind  int         // the event's index in the model's eventNames
-	// group numbers the values of the facts the rules read: the engine
-	// decides consecutive instances of one group alike.
-	group int
+	// vi holds, per fact of its event set's read, the index of its value
+	// in that fact's domain.
+	vi []uint16
 
 	inv int // the values of the facts the invariants read (invID)
 	// userInput: a request the user typed, which ends every no_loop

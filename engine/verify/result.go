@@ -148,7 +148,8 @@ func (m *model) shadows(dead []*rules.Rule) (map[*rules.Rule]map[string]int, boo
 		if i%64 == 0 && m.opts.Stop != nil && m.opts.Stop() {
 			return out, false
 		}
-		for _, evs := range m.events(n) {
+		for _, set := range m.events(n) {
+			evs := set.ins
 			if len(evs) == 0 || len(on[evs[0].ev.Name()]) == 0 {
 				continue
 			}

@@ -46,6 +46,10 @@ type Options struct {
 	// and after (by slot index; enum slots hold their value's index), the
 	// event's name and the rules that fired. The state graph uses it.
 	Observe func(from, to []lang.Value, event string, rules []string)
+
+	// everyInstance decides and checks every event instance on its own,
+	// as the classes of instances (classes.go) stand in for: for tests.
+	everyInstance bool
 }
 
 // The default bounds.
@@ -62,7 +66,7 @@ type model struct {
 	dom        *domains
 	shape      shape
 	eventNames []string
-	evCache    map[string][]instance
+	evCache    map[string]*eventSet
 	props      []*rules.Property
 
 	nodes []*node
@@ -108,6 +112,12 @@ type model struct {
 	readers    [][]reader
 	hostEvents []instance
 	need       map[string]byte
+	// The rules of each event kind's plan groups and the conditions'
+	// conjuncts, with the facts they read (classes.go); the index of a
+	// request's user_input and a session_start's reason (-1: none).
+	ruleGroups            [][][]ruleReader
+	tparts                map[tkey][]tpart
+	userInputAt, reasonAt []int
 }
 
 type edge struct {
@@ -131,7 +141,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	m := &model{p: p, eng: engine.New(p), evCache: map[string][]instance{}, props: p.Properties,
+	m := &model{p: p, eng: engine.New(p), evCache: map[string]*eventSet{}, props: p.Properties,
 		index: map[string]int{}, orderSeen: map[[2]*rules.CompiledRule]bool{}, edges: map[int]map[int]edge{}, fired: map[string]bool{}, found: map[string]*Finding{}}
 	m.opts = opts
 	m.orderIdx, m.ruleAt = map[*rules.CompiledRule]*orderCands{}, map[*rules.PlanGroup]map[string]int{}
@@ -171,6 +181,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	m.x = expansion{byHash: map[uint64][]int{}, classes: map[string]struct{}{}, seed: maphash.MakeSeed()}
 	m.indexProperties()
 	m.readersOf()
+	m.ruleReadersOf()
 	m.need = map[string]byte{}
 	for _, s := range p.Slots {
 		if s.IsEnum() {
@@ -454,12 +465,6 @@ func (m *model) count(out []int, i int, n *node, in *instance, st *step, newWind
 
 func (m *model) endsCycle(pr *rules.Property, n *node, in *instance) bool {
 	return m.eventHolds(pr.CycleEndsOn, pr.CycleEndsWhen, n, in)
-}
-
-// holdsIn is holds for an event instance, whose packed facts are kept.
-func (m *model) holdsIn(w *lang.Program, in *instance, state []lang.Value) bool {
-	m.frame.BeginPacked(in.frame, state, in.pack)
-	return w.B(&m.frame) && m.frame.Err == nil
 }
 
 // holds evaluates a condition on an event's facts and a state, in the
