@@ -33,6 +33,7 @@ type expansion struct {
 	cont    []bool              // loop bits
 	free    []bool
 	seed    maphash.Seed
+	in      instance // the instance made whole (materialize)
 
 	// The classes of instances (classes.go): the trie, the decisions,
 	// their rules and effects, and the facts read by the evaluation
@@ -99,31 +100,41 @@ func (m *model) expand(i int, n *node) {
 	x := &m.x
 	x.reset()
 	idBase := m.maxID(n)
+	win, now := m.hostValues(n)
 	for _, set := range m.events(n) {
 		x.pos = set.pos
 		share := set.share && !m.opts.everyInstance
 		var root int32
 		for k := range set.ins {
-			in := &set.ins[k]
-			di, hit, slot, walked := x.trie.find(root, in.vi)
+			v := &set.ins[k]
+			var in *instance
+			di, hit, slot, walked := x.trie.find(root, v.vi)
 			if !hit {
+				if in = m.materialize(set, v, win, now); in == nil {
+					continue
+				}
 				di = m.decide(i, n, in, idBase)
 				if share {
-					x.trie.insert(&root, slot, walked, x.seq, set.sizes, in.vi, di)
+					x.trie.insert(&root, slot, walked, x.seq, set.sizes, v.vi, di)
 				}
 			}
 			d := &x.decisions[di]
 			if d.failed {
 				continue
 			}
-			if _, hit, slot, walked = x.trie.find(d.props, in.vi); hit {
+			if _, hit, slot, walked = x.trie.find(d.props, v.vi); hit {
 				continue
+			}
+			if in == nil {
+				if in = m.materialize(set, v, win, now); in == nil {
+					continue
+				}
 			}
 			x.seq, x.seen = x.seq[:0], 0
 			m.note(m.invFacts) // the class of transitions holds their values
 			m.transition(i, n, in, d, idBase)
 			if share {
-				x.trie.insert(&d.props, slot, walked, x.seq, set.sizes, in.vi, 0)
+				x.trie.insert(&d.props, slot, walked, x.seq, set.sizes, v.vi, 0)
 			}
 		}
 	}
@@ -141,12 +152,12 @@ func (m *model) decide(i int, n *node, in *instance, idBase float64) int32 {
 	m.transitions++
 	var c decision
 	if err != nil {
-		st := &step{event: in.facts, now: n.now, idBase: idBase}
+		st := &step{set: in.set, vi: in.vi, now: n.now, idBase: idBase}
 		m.report("runtime error", KindRuntime, fmt.Sprintf("a reachable decision fails at run time: %v", err), i, st)
 		c.failed = true
 	} else {
 		st := &m.cur
-		*st = step{event: in.facts, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
+		*st = step{set: in.set, vi: in.vi, now: n.now, idBase: idBase, rules: d.Rules, effects: d.Effects}
 		m.checkOrder(i, n, in, d.Rules, st)
 		m.buf = m.sess.Values(m.buf[:0])
 		c.pk, c.post = -1, n.vals
@@ -176,7 +187,7 @@ func (m *model) transition(i int, n *node, in *instance, d *decision, idBase flo
 	x := &m.x
 	rules := x.rules(d)
 	st := &m.cur
-	*st = step{event: in.facts, now: n.now, idBase: idBase, rules: rules, effects: x.effects(d)}
+	*st = step{set: in.set, vi: in.vi, now: n.now, idBase: idBase, rules: rules, effects: x.effects(d)}
 	m.checkEffects(i, n, in, st)
 	m.note1(m.userInputAt[in.kind]) // a request the user typed ends loops
 	// The host's answers: a reset it carries out opens a new window; it

@@ -28,7 +28,10 @@ type node struct {
 
 // step is one transition: an event, or the clock moving.
 type step struct {
-	event  map[string]any // nil: the clock moved to now
+	// set and vi name the event instance (nil: the clock moved to now);
+	// facts builds it as a host sends it.
+	set    *eventSet
+	vi     []uint16
 	now    int64
 	failed bool // the host could not carry out the reset it was asked for
 	// delta is how far a clock move went; newWindow marks a step after
@@ -257,31 +260,111 @@ func (m *model) events(n *node) []*eventSet {
 			set = m.build(name, read, n, ids)
 			if m.cacheBytes < m.opts.MaxBytes/4 {
 				m.evCache[ctx] = set
-				b := int64(len(ctx))
-				for _, in := range set.ins {
-					b += instanceBytes + int64(len(in.frame))*valueBytes + 64*int64(len(in.facts)) + 2*int64(len(in.vi))
+				b := int64(len(ctx)) + int64(len(set.ins))*(variantBytes+2*int64(len(read)))
+				for _, vals := range set.vals {
+					b += int64(len(vals)) * (valueBytes + 16)
 				}
 				m.cacheBytes += b
 				m.bytes += b
 			}
-		}
-		for i := range set.ins {
-			set.ins[i].frame[winAt], set.ins[i].frame[nowAt] = win, now
 		}
 		out = append(out, set)
 	}
 	return out
 }
 
-// eventSet is the instances of one event kind from a state, with what
-// their classes are keyed on (classes.go): per position among the facts
-// varied, how many values it takes; per fact of the event, its position
-// (-1: not varied); in each instance, the index of each one's value.
+// eventSet is the instances of one event kind from a state, kept
+// compactly: per position among the facts varied (read), the fact's
+// index in the event and type, its values as a host sends them (nil: the
+// default) and as the event holds them; per instance, the index of each
+// position's value. An instance is made whole only to be decided or
+// checked (materialize). The classes of instances (classes.go) are keyed
+// on the value indexes: per position, sizes says how many values it
+// takes, and pos maps a fact's index in the event to its position (-1:
+// not varied).
 type eventSet struct {
-	ins   []instance
+	def   *contract.Event
+	kind  int
+	read  []string
+	at    []int
+	types []contract.Type
+	axes  [][]any
+	vals  [][]lang.Value
 	sizes []int
 	pos   []int8
 	share bool // few enough facts varied for the classes' sets of positions
+	ins   []variant
+}
+
+// variant is one instance of an event set: its value indexes, the class
+// of the values of the facts the invariants read (invID), and whether it
+// is a request the user typed, which ends every no_loop cycle, or a
+// session start the host answers with a new window.
+type variant struct {
+	vi                    []uint16
+	inv                   int32
+	userInput, newSession bool
+}
+
+// facts is the step's event as a host sends it, facts at their default
+// left out (nil for a clock move).
+func (s *step) facts() map[string]any {
+	if s.set == nil {
+		return nil
+	}
+	return s.set.facts(s.vi)
+}
+
+func (set *eventSet) facts(vi []uint16) map[string]any {
+	out := map[string]any{"event": set.def.Name}
+	for i, f := range set.read {
+		if v := set.axes[i][vi[i]]; v != nil && !isDefault(set.def, f, v) {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// load writes the values vi selects into b, over the defaults.
+func (set *eventSet) load(b *engine.EventBuilder, vi []uint16) {
+	b.Reset()
+	for i, at := range set.at {
+		setFact(b, set.types[i], at, set.vals[i][vi[i]])
+	}
+}
+
+// setFact stores x, a value as the engine holds it, in fact at.
+func setFact(b *engine.EventBuilder, t contract.Type, at int, x lang.Value) {
+	i := engine.FactIndex(at)
+	switch t {
+	case contract.Bool:
+		b.SetBool(i, x.Bool)
+	case contract.Int:
+		b.SetInt(i, int64(x.Num))
+	case contract.String:
+		_ = b.SetString(i, x.Str) // the engine's own value: in its enum
+	case contract.Object:
+		b.SetObject(i, x.Object())
+	}
+}
+
+// materialize makes variant v of set whole, as sent from a state whose
+// host is in window win at clock now. The instance is the model's
+// scratch and its frame the event kind's builder's buffer: both good
+// until the next materialize. Nil: the engine refuses the event (no
+// instance a set keeps is refused: build tried each).
+func (m *model) materialize(set *eventSet, v *variant, win, now lang.Value) *instance {
+	b := m.builders[set.kind]
+	set.load(b, v.vi)
+	setFact(b, contract.String, winAt, win)
+	setFact(b, contract.Int, nowAt, now)
+	ev, err := b.Event()
+	if err != nil {
+		return nil
+	}
+	in := &m.x.in
+	*in = instance{ev: ev, frame: ev.Facts(), pack: lang.Pack(ev.Facts()), kind: set.kind, inv: int(v.inv), set: set, vi: v.vi, userInput: v.userInput, newSession: v.newSession}
+	return in
 }
 
 // The positions of window_id and now_ms in every event's facts (common
@@ -310,74 +393,99 @@ func (m *model) hostValues(n *node) (lang.Value, lang.Value) {
 func (m *model) build(name string, read []string, n *node, ids []any) *eventSet {
 	kind := slices.Index(m.eventNames, name)
 	def, _ := contract.LookupEvent(name)
-	set := &eventSet{share: len(read) <= 64}
-	for _, f := range def.AllFacts() {
-		set.pos = append(set.pos, int8(min(slices.Index(read, f.Name), 127)))
+	all := def.AllFacts()
+	set := &eventSet{def: def, kind: kind, read: read, share: len(read) <= 64, pos: make([]int8, len(all))}
+	for i := range set.pos {
+		set.pos[i] = -1
 	}
-	if !set.share {
-		clear(set.pos)
-		for i := range set.pos {
-			set.pos[i] = -1
+	deflt := m.builders[kind]
+	deflt.Reset()
+	ev, _ := deflt.Event()
+	defaults := slices.Clone(ev.Facts())
+	// Each value alone, as the engine takes it: the engine judges each
+	// fact by itself (a negative count, a window of 0), so an instance is
+	// refused exactly when one of its values is.
+	var refused [][]bool
+	for i, f := range read {
+		var axis []any
+		switch {
+		case f == factWindow || f == factNow:
+			axis = []any{nil}
+		case m.dom.idFacts[f]:
+			if vals := m.dom.perEvent[name+"."+f]; len(vals) > 0 && m.dom.how[name+"."+f] == declared {
+				axis = vals
+			} else {
+				axis = ids
+			}
+		default:
+			vals, _ := m.dom.domain(name, f)
+			if m.dom.how[name+"."+f] != declared && m.dom.how[f] != declared {
+				vals = m.dom.withDynamic(f, vals, n.vals)
+			}
+			if len(vals) == 0 {
+				vals = []any{nil}
+			}
+			axis = vals
+		}
+		at := slices.IndexFunc(all, func(x contract.Fact) bool { return x.Name == f })
+		vals := make([]lang.Value, len(axis))
+		bad := make([]bool, len(axis))
+		for j, v := range axis {
+			vals[j] = defaults[at]
+			if v == nil || isDefault(def, f, v) {
+				continue
+			}
+			if ev, err := engine.NewEvent(map[string]any{"event": name, f: v}); err == nil {
+				vals[j] = ev.Facts()[at]
+			} else {
+				bad[j] = true
+			}
+		}
+		set.at, set.types = append(set.at, at), append(set.types, all[at].Type)
+		set.axes, set.vals, set.sizes = append(set.axes, axis), append(set.vals, vals), append(set.sizes, len(axis))
+		refused = append(refused, bad)
+		if set.share {
+			set.pos[at] = int8(i)
 		}
 	}
-	{
-		var axes [][]any
-		for _, f := range read {
-			switch {
-			case f == factWindow || f == factNow:
-				axes = append(axes, []any{nil})
-			case m.dom.idFacts[f]:
-				if vals := m.dom.perEvent[name+"."+f]; len(vals) > 0 && m.dom.how[name+"."+f] == declared {
-					axes = append(axes, vals)
-				} else {
-					axes = append(axes, ids)
-				}
-			default:
-				vals, _ := m.dom.domain(name, f)
-				if m.dom.how[name+"."+f] != declared && m.dom.how[f] != declared {
-					vals = m.dom.withDynamic(f, vals, n.vals)
-				}
-				if len(vals) == 0 {
-					vals = []any{nil}
-				}
-				axes = append(axes, vals)
+	idx := make([]int, len(read))
+	facts := map[string]any{"event": name}
+	for {
+		ok := true
+		for i, f := range read {
+			ok = ok && !refused[i][idx[i]]
+			if v := set.axes[i][idx[i]]; v != nil && !isDefault(def, f, v) {
+				facts[f] = v
+			} else {
+				delete(facts, f)
 			}
 		}
-		idx := make([]int, len(axes))
-		for {
-			facts := map[string]any{"event": name}
-			for i, f := range read {
-				if v := axes[i][idx[i]]; v != nil && !isDefault(def, f, v) {
-					facts[f] = v
-				}
+		if !ok || !consistent(facts) {
+			// not an event a host sends
+		} else if !m.interesting(def, read, facts, n) {
+			// a threshold of another window, say: no guard tells it
+			// from its neighbours here
+		} else {
+			v := variant{vi: make([]uint16, len(idx))}
+			for i, x := range idx {
+				v.vi[i] = uint16(x)
 			}
-			if !consistent(facts) {
-				// not an event a host sends
-			} else if !m.interesting(def, read, facts, n) {
-				// a threshold of another window, say: no guard tells it
-				// from its neighbours here
-			} else if in, err := instanceOf(def, facts); err == nil {
-				in.kind, in.inv = kind, m.invID(in.frame)
-				in.vi = make([]uint16, len(idx))
-				for i, v := range idx {
-					in.vi[i] = uint16(v)
-				}
-				set.ins = append(set.ins, in)
+			if in := m.materialize(set, &v, defaults[winAt], defaults[nowAt]); in != nil {
+				v.inv = int32(m.invID(in.frame))
+				v.userInput, v.newSession = hostFlags(def, in.frame)
+				set.ins = append(set.ins, v)
 			}
-			i := len(idx) - 1
-			for ; i >= 0; i-- {
-				idx[i]++
-				if idx[i] < len(axes[i]) {
-					break
-				}
-				idx[i] = 0
-			}
-			if i < 0 {
+		}
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(set.axes[i]) {
 				break
 			}
+			idx[i] = 0
 		}
-		for _, a := range axes {
-			set.sizes = append(set.sizes, len(a))
+		if i < 0 {
+			break
 		}
 	}
 	return set
@@ -408,19 +516,18 @@ func (m *model) interesting(def *contract.Event, read []string, facts map[string
 	return true
 }
 
-// instance is one event as the engine takes it, as the report prints it,
-// and as the property conditions see it.
+// instance is one event as the engine takes it and as the property
+// conditions see it.
 type instance struct {
 	ev    engine.Event
-	facts map[string]any
 	frame []lang.Value
 	pack  lang.Packed // the frame's bool and enum facts packed
 	kind  int         // the event's index in the model's eventNames
-	// vi holds, per fact of its event set's read, the index of its value
-	// in that fact's domain.
-	vi []uint16
-
-	inv int // the values of the facts the invariants read (invID)
+	inv   int         // the values of the facts the invariants read (invID)
+	// set and vi: the instance of an event set it is (nil for the
+	// host's own events); a step names its event by them.
+	set *eventSet
+	vi  []uint16
 	// userInput: a request the user typed, which ends every no_loop
 	// cycle; newSession: a session start the host answers with a new
 	// window.
@@ -432,12 +539,23 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 	if err != nil {
 		return instance{}, err
 	}
-	in := instance{ev: ev, facts: facts, frame: ev.Facts(), pack: lang.Pack(ev.Facts())}
-	in.userInput, _ = facts["user_input"].(bool)
-	in.userInput = in.userInput && def.Name == "request"
-	reason, _ := ev.Fact("reason")
-	in.newSession = def.Name == "session_start" && reason != "startup" && reason != "reload"
+	in := instance{ev: ev, frame: ev.Facts(), pack: lang.Pack(ev.Facts())}
+	in.userInput, in.newSession = hostFlags(def, ev.Facts())
 	return in, nil
+}
+
+// hostFlags says whether an event is a request the user typed and
+// whether it is a session start the host answers with a new window.
+func hostFlags(def *contract.Event, frame []lang.Value) (userInput, newSession bool) {
+	for i, f := range def.AllFacts() {
+		switch {
+		case def.Name == "request" && f.Name == "user_input":
+			userInput = frame[i].Bool
+		case def.Name == "session_start" && f.Name == "reason":
+			newSession = frame[i].Str != "startup" && frame[i].Str != "reload"
+		}
+	}
+	return userInput, newSession
 }
 
 // defaults holds each event's facts' contract defaults, made when verify

@@ -157,13 +157,10 @@ func (m *model) trace(steps []*step) []TraceStep {
 	sess := m.eng.NewSession()
 	window, now := 1, int64(0)
 	for _, s := range steps {
-		if s.event == nil {
+		facts := s.facts()
+		if facts == nil {
 			now += s.delta
 			continue
-		}
-		facts := make(map[string]any, len(s.event))
-		for k, v := range s.event {
-			facts[k] = v
 		}
 		delete(facts, factWindow)
 		delete(facts, factNow)

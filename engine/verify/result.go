@@ -148,12 +148,16 @@ func (m *model) shadows(dead []*rules.Rule) (map[*rules.Rule]map[string]int, boo
 		if i%64 == 0 && m.opts.Stop != nil && m.opts.Stop() {
 			return out, false
 		}
+		win, now := m.hostValues(n)
 		for _, set := range m.events(n) {
-			evs := set.ins
-			if len(evs) == 0 || len(on[evs[0].ev.Name()]) == 0 {
+			if len(on[set.def.Name]) == 0 {
 				continue
 			}
-			for _, in := range evs {
+			for vi := range set.ins {
+				in := m.materialize(set, &set.ins[vi], win, now)
+				if in == nil {
+					continue
+				}
 				if explained++; explained > maxExplain {
 					return out, false
 				}
@@ -169,7 +173,7 @@ func (m *model) shadows(dead []*rules.Rule) (map[*rules.Rule]map[string]int, boo
 					}
 					by := strings.TrimPrefix(c.Reason, "not reached: ")
 					by = by[:strings.IndexByte(by+" ", ' ')]
-					if m.whenHolds(r, n, &in) {
+					if m.whenHolds(r, n, in) {
 						out[r][by]++
 					}
 				}

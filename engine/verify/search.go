@@ -116,6 +116,7 @@ type model struct {
 	// conjuncts, with the facts they read (classes.go); the index of a
 	// request's user_input and a session_start's reason (-1: none).
 	ruleGroups            [][][]ruleReader
+	builders              []*engine.EventBuilder // per event kind
 	tparts                map[tkey][]tpart
 	userInputAt, reasonAt []int
 }
@@ -182,6 +183,10 @@ func Check(p *rules.Policy, opts Options) *Result {
 	m.indexProperties()
 	m.readersOf()
 	m.ruleReadersOf()
+	for _, name := range m.eventNames {
+		b, _ := engine.NewEventBuilder(name) // a contract event: known
+		m.builders = append(m.builders, b)
+	}
 	m.need = map[string]byte{}
 	for _, s := range p.Slots {
 		if s.IsEnum() {
@@ -277,13 +282,14 @@ func (m *model) overBound(i int) *Bound {
 }
 
 // Estimated sizes, for the memory bound: a node with its key and index
-// entry, a value, a kept move, an edge entry, a cached event instance.
+// entry, a value, a kept move, an edge entry, a cached event instance
+// (its value indexes apart).
 const (
 	nodeBytes     = int64(unsafe.Sizeof(node{})) + 64
 	valueBytes    = int64(unsafe.Sizeof(lang.Value{}))
 	stepBytes     = int64(unsafe.Sizeof(step{})) + 48
 	edgeBytes     = int64(unsafe.Sizeof(edge{})) + 64
-	instanceBytes = int64(unsafe.Sizeof(instance{})) + 256
+	variantBytes  = int64(unsafe.Sizeof(variant{})) + 16
 )
 
 func (m *model) add(n *node) (int, bool) {
@@ -296,7 +302,7 @@ func (m *model) add(n *node) (int, bool) {
 		m.bytes += int64(len(v.Str))
 	}
 	if n.via != nil {
-		m.bytes += stepBytes + int64(len(n.via.event))*48
+		m.bytes += stepBytes
 	}
 	i := len(m.nodes)
 	m.index[k] = i
@@ -346,7 +352,7 @@ func (m *model) atMostAssert(pr *rules.Property, pi, i int) string {
 	}
 	k := 0
 	for _, s := range m.path(at) {
-		if s.event != nil {
+		if s.set != nil {
 			k++ // a clock move is no decision of the run
 		}
 	}
