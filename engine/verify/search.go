@@ -285,11 +285,11 @@ func (m *model) overBound(i int) *Bound {
 // entry, a value, a kept move, an edge entry, a cached event instance
 // (its value indexes apart).
 const (
-	nodeBytes     = int64(unsafe.Sizeof(node{})) + 64
-	valueBytes    = int64(unsafe.Sizeof(lang.Value{}))
-	stepBytes     = int64(unsafe.Sizeof(step{})) + 48
-	edgeBytes     = int64(unsafe.Sizeof(edge{})) + 64
-	variantBytes  = int64(unsafe.Sizeof(variant{})) + 16
+	nodeBytes    = int64(unsafe.Sizeof(node{})) + 64
+	valueBytes   = int64(unsafe.Sizeof(lang.Value{}))
+	stepBytes    = int64(unsafe.Sizeof(step{})) + 48
+	edgeBytes    = int64(unsafe.Sizeof(edge{})) + 64
+	variantBytes = int64(unsafe.Sizeof(variant{})) + 16
 )
 
 func (m *model) add(n *node) (int, bool) {
