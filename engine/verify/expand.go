@@ -34,6 +34,9 @@ type expansion struct {
 	free    []bool
 	seed    maphash.Seed
 	in      instance // the instance made whole (materialize)
+	// invChecked holds the pairs of next slots and invariant facts whose
+	// invariants were checked.
+	invChecked map[uint64]bool
 
 	// The classes of instances (classes.go): the trie, the decisions,
 	// their rules and effects, and the facts read by the evaluation
@@ -52,6 +55,7 @@ func (x *expansion) reset() {
 	x.posts = x.posts[:0]
 	clear(x.byHash)
 	clear(x.classes)
+	clear(x.invChecked)
 	x.trie.reset()
 	x.decisions = x.decisions[:0]
 	clear(x.ruleArena) // drop the references the arenas hold
@@ -220,7 +224,12 @@ func (m *model) transition(i int, n *node, in *instance, d *decision, idBase flo
 		if !slices.Equal(x.counts, n.counts) {
 			next.counts = slices.Clone(x.counts)
 		}
-		m.checkAlways(i, next, in, s)
+		// The invariants read the next slots and the facts in.inv
+		// numbers (the window and the clock are n's): once per pair.
+		if ck := uint64(d.pk+1)<<32 | uint64(in.inv); !x.invChecked[ck] {
+			x.invChecked[ck] = true
+			m.checkAlways(i, next, in, s)
+		}
 		j := i
 		if d.pk >= 0 || next.window != n.window || !slices.Equal(next.counts, n.counts) {
 			j, _ = m.add(next)

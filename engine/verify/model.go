@@ -103,11 +103,11 @@ func isTimeSlot(p *rules.Policy, s *rules.Slot) bool {
 }
 
 // key is the abstract state: two nodes with equal keys have the same
-// future under the policy and the host model.
-func (m *model) key(n *node) string {
-	var b strings.Builder
+// future under the policy and the host model. It is written into buf.
+func (m *model) key(buf []byte, n *node) []byte {
+	b := buf[:0]
 	win := "w" + strconv.Itoa(n.window)
-	old := map[string]int{}
+	var old []string // window ids renamed, in order met
 	maxID := 0.0
 	for i, k := range m.shape.kinds {
 		if k == kindID {
@@ -120,46 +120,54 @@ func (m *model) key(n *node) string {
 		case kindExact:
 			switch {
 			case s.IsEnum() || s.Type.Numeric():
-				b.WriteString(lang.FormatNum(v.Num))
+				b = appendNum(b, v.Num)
 			case s.Type == lang.Bool:
-				b.WriteString(strconv.FormatBool(v.Bool))
+				b = strconv.AppendBool(b, v.Bool)
 			default:
-				b.WriteString(strconv.Quote(v.Str))
+				b = strconv.AppendQuote(b, v.Str)
 			}
 		case kindWindow:
 			switch {
 			case v.Str == win:
-				b.WriteString("W")
+				b = append(b, 'W')
 			case isWindowID(v.Str):
-				r, ok := old[v.Str]
-				if !ok {
-					r = len(old) + 1
-					old[v.Str] = r
+				r := slices.Index(old, v.Str)
+				if r < 0 {
+					r = len(old)
+					old = append(old, v.Str)
 				}
-				b.WriteString("O" + strconv.Itoa(r))
+				b = strconv.AppendInt(append(b, 'O'), int64(r+1), 10)
 			default:
-				b.WriteString(strconv.Quote(v.Str))
+				b = strconv.AppendQuote(b, v.Str)
 			}
 		case kindCounter:
-			b.WriteString(lang.FormatNum(math.Min(v.Num, m.shape.caps[i])))
+			b = appendNum(b, math.Min(v.Num, m.shape.caps[i]))
 		case kindID:
 			if v.Num == 0 {
-				b.WriteString("0")
+				b = append(b, '0')
 			} else {
-				b.WriteString("i" + lang.FormatNum(math.Max(v.Num-maxID, -3)))
+				b = appendNum(append(b, 'i'), math.Max(v.Num-maxID, -3))
 			}
 		case kindTime:
 			// Every deadline already passed is the same; a future one
 			// counts from now.
-			b.WriteString("t" + lang.FormatNum(math.Max(v.Num-float64(n.now), 0)))
+			b = appendNum(append(b, 't'), math.Max(v.Num-float64(n.now), 0))
 		}
-		b.WriteByte('|')
+		b = append(b, '|')
 	}
 	for _, c := range n.counts {
-		b.WriteString(strconv.Itoa(c))
-		b.WriteByte(',')
+		b = append(strconv.AppendInt(b, int64(c), 10), ',')
 	}
-	return b.String()
+	return b
+}
+
+// appendNum appends x as lang.FormatNum writes it, without a string for
+// the whole numbers slots hold.
+func appendNum(b []byte, x float64) []byte {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, lang.FormatNum(x)...)
 }
 
 func (m *model) maxID(n *node) float64 {
@@ -401,11 +409,12 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 	deflt := m.builders[kind]
 	deflt.Reset()
 	ev, _ := deflt.Event()
-	defaults := slices.Clone(ev.Facts())
+	deflts := slices.Clone(ev.Facts())
 	// Each value alone, as the engine takes it: the engine judges each
 	// fact by itself (a negative count, a window of 0), so an instance is
 	// refused exactly when one of its values is.
-	var refused [][]bool
+	// Each value is left out of the event when it is the default.
+	var refused, inEvent [][]bool
 	for i, f := range read {
 		var axis []any
 		switch {
@@ -429,12 +438,13 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 		}
 		at := slices.IndexFunc(all, func(x contract.Fact) bool { return x.Name == f })
 		vals := make([]lang.Value, len(axis))
-		bad := make([]bool, len(axis))
+		bad, sent := make([]bool, len(axis)), make([]bool, len(axis))
 		for j, v := range axis {
-			vals[j] = defaults[at]
+			vals[j] = deflts[at]
 			if v == nil || isDefault(def, f, v) {
 				continue
 			}
+			sent[j] = true
 			if ev, err := engine.NewEvent(map[string]any{"event": name, f: v}); err == nil {
 				vals[j] = ev.Facts()[at]
 			} else {
@@ -443,26 +453,35 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 		}
 		set.at, set.types = append(set.at, at), append(set.types, all[at].Type)
 		set.axes, set.vals, set.sizes = append(set.axes, axis), append(set.vals, vals), append(set.sizes, len(axis))
-		refused = append(refused, bad)
+		refused, inEvent = append(refused, bad), append(inEvent, sent)
 		if set.share {
 			set.pos[at] = int8(i)
 		}
 	}
 	idx := make([]int, len(read))
 	facts := map[string]any{"event": name}
+	value := func(f string) float64 {
+		if v, ok := facts[f]; ok {
+			x, _ := toFloat(v)
+			return x
+		}
+		x, _ := toFloat(defaults()[def.Name][f])
+		return x
+	}
+	cons := m.thresholdFacts(def, read, n)
 	for {
 		ok := true
 		for i, f := range read {
 			ok = ok && !refused[i][idx[i]]
-			if v := set.axes[i][idx[i]]; v != nil && !isDefault(def, f, v) {
-				facts[f] = v
+			if inEvent[i][idx[i]] {
+				facts[f] = set.axes[i][idx[i]]
 			} else {
 				delete(facts, f)
 			}
 		}
 		if !ok || !consistent(facts) {
 			// not an event a host sends
-		} else if !m.interesting(def, read, facts, n) {
+		} else if !interesting(cons, idx, value, m.dom, n) {
 			// a threshold of another window, say: no guard tells it
 			// from its neighbours here
 		} else {
@@ -470,7 +489,7 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 			for i, x := range idx {
 				v.vi[i] = uint16(x)
 			}
-			if in := m.materialize(set, &v, defaults[winAt], defaults[nowAt]); in != nil {
+			if in := m.materialize(set, &v, deflts[winAt], deflts[nowAt]); in != nil {
 				v.inv = int32(m.invID(in.frame))
 				v.userInput, v.newSession = hostFlags(def, in.frame)
 				set.ins = append(set.ins, v)
@@ -491,25 +510,62 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 	return set
 }
 
-// interesting: every int fact of the event takes a value that is a
-// threshold for this event's other facts.
-func (m *model) interesting(def *contract.Event, read []string, facts map[string]any, n *node) bool {
-	value := func(f string) float64 {
-		if v, ok := facts[f]; ok {
-			x, _ := toFloat(v)
-			return x
-		}
-		x, _ := toFloat(defaults()[def.Name][f])
-		return x
-	}
-	for _, f := range read {
+// threshold is an int fact of an event set whose values are tried only
+// where they are thresholds for the event's other facts (the token
+// counts of one window are not tried at another): its position, the
+// positions of the other facts that decides on (-1: not varied, at its
+// default), and the answers found, by the value indexes of the three.
+type threshold struct {
+	name   string
+	i      int
+	others []int
+	memo   map[uint64]bool
+}
+
+// thresholdFacts lists the facts of read that take only interesting
+// values in n.
+func (m *model) thresholdFacts(def *contract.Event, read []string, n *node) []threshold {
+	var out []threshold
+	for i, f := range read {
 		if m.dom.idFacts[f] || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
 			continue
 		}
 		if _, isNum := toFloat(defaults()[def.Name][f]); !isNum {
 			continue
 		}
-		if !m.dom.interesting(f, value(f), value, n.vals) {
+		if len(m.dom.cond[f]) == 0 && len(m.dom.dynamic[f]) == 0 {
+			continue // every value is
+		}
+		t := threshold{name: f, i: i, memo: map[uint64]bool{}}
+		for _, o := range m.dom.othersOf(f, n.vals) {
+			t.others = append(t.others, slices.Index(read, o))
+		}
+		if len(t.others) > 3 {
+			t.memo = nil // too many to key: asked each time
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// interesting: every threshold fact of the event takes a value that is a
+// threshold for the event's other facts (value reads them).
+func interesting(ts []threshold, idx []int, value func(string) float64, d *domains, n *node) bool {
+	for _, t := range ts {
+		key := uint64(idx[t.i])
+		for k, o := range t.others {
+			if o >= 0 && t.memo != nil {
+				key |= uint64(idx[o]) << (16 * uint(k+1))
+			}
+		}
+		ok, seen := t.memo[key]
+		if !seen {
+			ok = d.interesting(t.name, value(t.name), value, n.vals)
+			if t.memo != nil {
+				t.memo[key] = ok
+			}
+		}
+		if !ok {
 			return false
 		}
 	}
@@ -547,12 +603,13 @@ func instanceOf(def *contract.Event, facts map[string]any) (instance, error) {
 // hostFlags says whether an event is a request the user typed and
 // whether it is a session start the host answers with a new window.
 func hostFlags(def *contract.Event, frame []lang.Value) (userInput, newSession bool) {
-	for i, f := range def.AllFacts() {
+	for i, f := range def.Facts { // the event's own, after the common
+		at := len(contract.CommonFacts) + i
 		switch {
 		case def.Name == "request" && f.Name == "user_input":
-			userInput = frame[i].Bool
+			userInput = frame[at].Bool
 		case def.Name == "session_start" && f.Name == "reason":
-			newSession = frame[i].Str != "startup" && frame[i].Str != "reload"
+			newSession = frame[at].Str != "startup" && frame[at].Str != "reload"
 		}
 	}
 	return userInput, newSession

@@ -81,6 +81,7 @@ type model struct {
 	order       []string
 	transitions int
 	buf         []lang.Value
+	keyBuf      []byte
 	frame       lang.Frame // for property conditions and guards
 	orderSeen   map[[2]*rules.CompiledRule]bool
 	orderIdx    map[*rules.CompiledRule]*orderCands
@@ -179,7 +180,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 			m.eventNames = append(m.eventNames, e.Name)
 		}
 	}
-	m.x = expansion{byHash: map[uint64][]int{}, classes: map[string]struct{}{}, seed: maphash.MakeSeed()}
+	m.x = expansion{byHash: map[uint64][]int{}, classes: map[string]struct{}{}, invChecked: map[uint64]bool{}, seed: maphash.MakeSeed()}
 	m.indexProperties()
 	m.readersOf()
 	m.ruleReadersOf()
@@ -293,10 +294,11 @@ const (
 )
 
 func (m *model) add(n *node) (int, bool) {
-	k := m.key(n)
-	if i, ok := m.index[k]; ok {
+	m.keyBuf = m.key(m.keyBuf, n)
+	if i, ok := m.index[string(m.keyBuf)]; ok {
 		return i, false
 	}
+	k := string(m.keyBuf)
 	m.bytes += nodeBytes + 2*int64(len(k)) + int64(len(n.vals))*valueBytes + 8*int64(len(n.counts))
 	for _, v := range n.vals {
 		m.bytes += int64(len(v.Str))

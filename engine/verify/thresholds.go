@@ -361,3 +361,21 @@ func (d *domains) interesting(fact string, v float64, value func(string) float64
 	}
 	return false
 }
+
+// othersOf names the facts whose values decide, in the state vals,
+// whether a value of fact is interesting.
+func (d *domains) othersOf(fact string, vals []lang.Value) []string {
+	conds := d.cond[fact]
+	if len(d.dynamic[fact]) > 0 {
+		conds = append(slices.Clip(conds), d.dyn(fact, vals).cond...)
+	}
+	var out []string
+	for _, cd := range conds {
+		for _, o := range cd.others {
+			if !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
