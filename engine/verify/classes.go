@@ -35,6 +35,18 @@ import (
 // read too: the engine may have skipped it (its dispatch on a literal
 // leaves out rules that cannot match) and gone on.
 
+// ruleGroup is one plan group of an event kind, as readers. Like the
+// engine, it dispatches on a literal: the rules whose first conjunct is
+// `event.F == 'lit'` for one fact F are kept by literal, and an instance
+// runs only those of its own value of F (the others are false at once,
+// having read F) with the rest, in file order.
+type ruleGroup struct {
+	rules []ruleReader
+	lit   int                // F's index in the event; -1: none
+	byLit map[string][]int32 // F's value -> the rules keyed on it
+	rest  []int32            // the rules not keyed
+}
+
 // ruleReader is one rule of an event kind's plan group, its conjuncts
 // and what it reads once they all hold, by fact index in the event.
 type ruleReader struct {
@@ -90,7 +102,7 @@ func (m *model) partsFor(w *lang.Program, k int) []tpart {
 // readers.
 func (m *model) ruleReadersOf() {
 	m.tparts = map[tkey][]tpart{}
-	m.ruleGroups = make([][][]ruleReader, len(m.eventNames))
+	m.ruleGroups = make([][]ruleGroup, len(m.eventNames))
 	m.userInputAt = make([]int, len(m.eventNames))
 	m.reasonAt = make([]int, len(m.eventNames))
 	for k, name := range m.eventNames {
@@ -101,6 +113,8 @@ func (m *model) ruleReadersOf() {
 		if name == "session_start" {
 			m.reasonAt[k] = m.factIndex(k, "reason")
 		}
+		def, _ := contract.LookupEvent(name)
+		all := def.AllFacts()
 		for _, pg := range m.p.PlanFor(name).Groups {
 			var g []ruleReader
 			for _, cr := range pg.Rules {
@@ -117,9 +131,47 @@ func (m *model) ruleReadersOf() {
 				r.tail = m.factIndexes(k, tail)
 				g = append(g, r)
 			}
-			m.ruleGroups[k] = append(m.ruleGroups[k], g)
+			m.ruleGroups[k] = append(m.ruleGroups[k], groupOf(g, all))
 		}
 	}
+}
+
+// groupOf keys a group's rules on the fact their first conjuncts most
+// often compare with a literal.
+func groupOf(rs []ruleReader, all []contract.Fact) ruleGroup {
+	g := ruleGroup{rules: rs, lit: -1}
+	lits := map[int]int{}
+	for _, r := range rs {
+		if l := firstLit(r); l != nil {
+			lits[l.Fact]++
+		}
+	}
+	for f, c := range lits {
+		if g.lit < 0 || c > lits[g.lit] || (c == lits[g.lit] && f < g.lit) {
+			g.lit = f
+		}
+	}
+	g.byLit = map[string][]int32{}
+	for ri, r := range rs {
+		if l := firstLit(r); g.lit >= 0 && l != nil && l.Fact == g.lit {
+			v := l.Str
+			if l.Enum {
+				v = all[l.Fact].Enum[l.Code]
+			}
+			g.byLit[v] = append(g.byLit[v], int32(ri))
+			continue
+		}
+		g.rest = append(g.rest, int32(ri))
+	}
+	return g
+}
+
+// firstLit is the literal a rule's first conjunct compares a fact with.
+func firstLit(r ruleReader) *lang.Lit {
+	if len(r.parts) == 0 {
+		return nil
+	}
+	return r.parts[0].prog.Lit
 }
 
 func (m *model) factIndex(k int, name string) int {
@@ -154,9 +206,21 @@ func (m *model) ruleReads(n *node, in *instance) {
 	f := &m.frame
 	f.BeginPacked(in.frame, n.vals, in.pack)
 	m.note1(m.reasonAt[in.kind]) // a new session opens a new window
-	for _, g := range m.ruleGroups[in.kind] {
-		for ri := range g {
-			r := &g[ri]
+	for gi := range m.ruleGroups[in.kind] {
+		g := &m.ruleGroups[in.kind][gi]
+		rest, keyed := g.rest, []int32(nil)
+		if g.lit >= 0 {
+			m.note1(g.lit)
+			keyed = g.byLit[in.frame[g.lit].Str]
+		}
+		for len(rest) > 0 || len(keyed) > 0 {
+			var ri int32
+			if len(keyed) == 0 || (len(rest) > 0 && rest[0] < keyed[0]) {
+				ri, rest = rest[0], rest[1:]
+			} else {
+				ri, keyed = keyed[0], keyed[1:]
+			}
+			r := &g.rules[ri]
 			if !fromHolds(r.from, n) {
 				continue
 			}

@@ -116,7 +116,7 @@ type model struct {
 	// The rules of each event kind's plan groups and the conditions'
 	// conjuncts, with the facts they read (classes.go); the index of a
 	// request's user_input and a session_start's reason (-1: none).
-	ruleGroups            [][][]ruleReader
+	ruleGroups            [][]ruleGroup
 	builders              []*engine.EventBuilder // per event kind
 	tparts                map[tkey][]tpart
 	userInputAt, reasonAt []int
