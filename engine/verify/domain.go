@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -457,7 +458,9 @@ func (d *domains) domain(event, fact string) ([]any, bool) {
 	return v, ok
 }
 
-func factTypes() map[string]contract.Fact {
+// factTypes maps each fact name to its contract declaration, made once:
+// the threshold search asks it per comparison and fact.
+var factTypes = sync.OnceValue(func() map[string]contract.Fact {
 	out := map[string]contract.Fact{}
 	for _, e := range contract.Events {
 		for _, f := range e.AllFacts() {
@@ -468,7 +471,7 @@ func factTypes() map[string]contract.Fact {
 		}
 	}
 	return out
-}
+})
 
 func toAny[T any](xs []T) []any {
 	out := make([]any, len(xs))
