@@ -341,6 +341,12 @@ func (set *eventSet) load(b *engine.EventBuilder, vi []uint16) {
 	}
 }
 
+// loaded is the instance an event kind's builder holds.
+type loaded struct {
+	set *eventSet
+	vi  []uint16
+}
+
 // setFact stores x, a value as the engine holds it, in fact at.
 func setFact(b *engine.EventBuilder, t contract.Type, at int, x lang.Value) {
 	i := engine.FactIndex(at)
@@ -363,7 +369,19 @@ func setFact(b *engine.EventBuilder, t contract.Type, at int, x lang.Value) {
 // instance a set keeps is refused: build tried each).
 func (m *model) materialize(set *eventSet, v *variant, win, now lang.Value) *instance {
 	b := m.builders[set.kind]
-	set.load(b, v.vi)
+	if last := &m.loaded[set.kind]; last.set == set {
+		// The builder holds the last instance of the set made whole:
+		// only the values that differ are written.
+		for i, x := range v.vi {
+			if last.vi[i] != x {
+				setFact(b, set.types[i], set.at[i], set.vals[i][x])
+			}
+		}
+		last.vi = append(last.vi[:0], v.vi...)
+	} else {
+		set.load(b, v.vi)
+		*last = loaded{set: set, vi: append(last.vi[:0], v.vi...)}
+	}
 	setFact(b, contract.String, winAt, win)
 	setFact(b, contract.Int, nowAt, now)
 	ev, err := b.Event()
@@ -408,6 +426,7 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 	}
 	deflt := m.builders[kind]
 	deflt.Reset()
+	m.loaded[kind].set = nil // the builder holds the defaults now
 	ev, _ := deflt.Event()
 	deflts := slices.Clone(ev.Facts())
 	// Each value alone, as the engine takes it: the engine judges each

@@ -118,6 +118,7 @@ type model struct {
 	// request's user_input and a session_start's reason (-1: none).
 	ruleGroups            [][]ruleGroup
 	builders              []*engine.EventBuilder // per event kind
+	loaded                []loaded               // what each builder holds
 	tparts                map[tkey][]tpart
 	userInputAt, reasonAt []int
 }
@@ -187,6 +188,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	for _, name := range m.eventNames {
 		b, _ := engine.NewEventBuilder(name) // a contract event: known
 		m.builders = append(m.builders, b)
+		m.loaded = append(m.loaded, loaded{})
 	}
 	m.need = map[string]byte{}
 	for _, s := range p.Slots {
