@@ -22,9 +22,12 @@
 // budget the caller polls if it gives one; one cut by a bound is
 // incomplete: it proves nothing of the states it did not reach.
 //
-// The event instances of a state that the rules cannot tell apart share
-// one decision, and the transitions that lead to the same place alike
-// share the work after it (expand.go, readers.go).
+// The event instances of a state that read alike — that agree on every
+// fact the first of them read, in its guards and in the property checks —
+// share one decision and one round of checks (classes.go); the
+// transitions that lead to the same place alike share the work after it
+// (expand.go). Instances are kept as the index of each fact's value and
+// made whole only to be decided or checked.
 //
 // It is pure: no clock, no environment, no files.
 package verify
