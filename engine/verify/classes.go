@@ -286,7 +286,7 @@ func (t *trie) reset() {
 // find walks from root along the value indexes vi. On a leaf it returns
 // its payload; otherwise slot is where vi leaves the trie (-1: root is
 // empty) and walked the positions passed on the way.
-func (t *trie) find(root int32, vi []uint16) (payload int32, hit bool, slot int32, walked uint64) {
+func (t *trie) find(root int32, vi []uint32) (payload int32, hit bool, slot int32, walked uint64) {
 	if root == 0 {
 		return 0, false, -1, 0
 	}
@@ -310,7 +310,7 @@ func (t *trie) find(root int32, vi []uint16) (payload int32, hit bool, slot int3
 // seq not walked already, ending in a leaf holding payload. The leaf's
 // class is the instances that agree with vi on every position of the
 // path: those on the way to slot and those of seq.
-func (t *trie) insert(root *int32, slot int32, walked uint64, seq []int32, sizes []int, vi []uint16, payload int32) {
+func (t *trie) insert(root *int32, slot int32, walked uint64, seq []int32, sizes []int, vi []uint32, payload int32) {
 	link := func(c int32) {
 		if slot < 0 {
 			*root = c

@@ -31,7 +31,7 @@ type step struct {
 	// set and vi name the event instance (nil: the clock moved to now);
 	// facts builds it as a host sends it.
 	set    *eventSet
-	vi     []uint16
+	vi     []uint32
 	now    int64
 	failed bool // the host could not carry out the reset it was asked for
 	// delta is how far a clock move went; newWindow marks a step after
@@ -268,7 +268,7 @@ func (m *model) events(n *node) []*eventSet {
 			set = m.build(name, read, n, ids)
 			if m.cacheBytes < m.opts.MaxBytes/4 {
 				m.evCache[ctx] = set
-				b := int64(len(ctx)) + int64(len(set.ins))*(variantBytes+2*int64(len(read)))
+				b := int64(len(ctx)) + int64(len(set.ins))*(variantBytes+4*int64(len(read)))
 				for _, vals := range set.vals {
 					b += int64(len(vals)) * (valueBytes + 16)
 				}
@@ -309,7 +309,7 @@ type eventSet struct {
 // is a request the user typed, which ends every no_loop cycle, or a
 // session start the host answers with a new window.
 type variant struct {
-	vi                    []uint16
+	vi                    []uint32
 	inv                   int32
 	userInput, newSession bool
 }
@@ -323,7 +323,7 @@ func (s *step) facts() map[string]any {
 	return s.set.facts(s.vi)
 }
 
-func (set *eventSet) facts(vi []uint16) map[string]any {
+func (set *eventSet) facts(vi []uint32) map[string]any {
 	out := map[string]any{"event": set.def.Name}
 	for i, f := range set.read {
 		if v := set.axes[i][vi[i]]; v != nil && !isDefault(set.def, f, v) {
@@ -334,7 +334,7 @@ func (set *eventSet) facts(vi []uint16) map[string]any {
 }
 
 // load writes the values vi selects into b, over the defaults.
-func (set *eventSet) load(b *engine.EventBuilder, vi []uint16) {
+func (set *eventSet) load(b *engine.EventBuilder, vi []uint32) {
 	b.Reset()
 	for i, at := range set.at {
 		setFact(b, set.types[i], at, set.vals[i][vi[i]])
@@ -344,7 +344,7 @@ func (set *eventSet) load(b *engine.EventBuilder, vi []uint16) {
 // loaded is the instance an event kind's builder holds.
 type loaded struct {
 	set *eventSet
-	vi  []uint16
+	vi  []uint32
 }
 
 // setFact stores x, a value as the engine holds it, in fact at.
@@ -487,7 +487,7 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 		x, _ := toFloat(defaults()[def.Name][f])
 		return x
 	}
-	cons := m.thresholdFacts(def, read, n)
+	cons := m.thresholdFacts(def, read, set.sizes, n)
 	for {
 		ok := true
 		for i, f := range read {
@@ -504,9 +504,9 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 			// a threshold of another window, say: no guard tells it
 			// from its neighbours here
 		} else {
-			v := variant{vi: make([]uint16, len(idx))}
+			v := variant{vi: make([]uint32, len(idx))}
 			for i, x := range idx {
-				v.vi[i] = uint16(x)
+				v.vi[i] = uint32(x)
 			}
 			if in := m.materialize(set, &v, deflts[winAt], deflts[nowAt]); in != nil {
 				v.inv = int32(m.invID(in.frame))
@@ -543,7 +543,7 @@ type threshold struct {
 
 // thresholdFacts lists the facts of read that take only interesting
 // values in n.
-func (m *model) thresholdFacts(def *contract.Event, read []string, n *node) []threshold {
+func (m *model) thresholdFacts(def *contract.Event, read []string, sizes []int, n *node) []threshold {
 	var out []threshold
 	for i, f := range read {
 		if m.dom.idFacts[f] || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
@@ -559,7 +559,7 @@ func (m *model) thresholdFacts(def *contract.Event, read []string, n *node) []th
 		for _, o := range m.dom.othersOf(f, n.vals) {
 			t.others = append(t.others, slices.Index(read, o))
 		}
-		if len(t.others) > 3 {
+		if len(t.others) > 3 || slices.ContainsFunc(sizes, func(n int) bool { return n > 1<<16 }) {
 			t.memo = nil // too many to key: asked each time
 		}
 		out = append(out, t)
@@ -602,7 +602,7 @@ type instance struct {
 	// set and vi: the instance of an event set it is (nil for the
 	// host's own events); a step names its event by them.
 	set *eventSet
-	vi  []uint16
+	vi  []uint32
 	// userInput: a request the user typed, which ends every no_loop
 	// cycle; newSession: a session start the host answers with a new
 	// window.
