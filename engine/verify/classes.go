@@ -21,7 +21,8 @@ import (
 //     assignments and effects, and the file-order check of the later
 //     rules; one Decide per class;
 //   - within a decision, the properties: every condition the checks of
-//     the transition evaluate, and the facts the invariants read.
+//     the transition evaluate. The invariants are checked apart, once per
+//     next state and value of the facts they read (invariantsDone).
 //
 // An instance that lands in a known class of both levels would find
 // nothing new — the same decision, the same conditions, the same class
@@ -345,6 +346,7 @@ type decision struct {
 	resets         bool
 	r0, r1, e0, e1 int // the rules and effects, in the expansion's arenas
 	props          int32
+	inv            uint64 // the invID values below 64 checked (invariantsDone)
 }
 
 func (x *expansion) rules(d *decision) []string { return x.ruleArena[d.r0:d.r1] }

@@ -15,13 +15,14 @@ import (
 // A state's expansion decides every event instance from it, but most
 // instances behave alike. Those that read alike share one decision and
 // one round of property checks (classes.go); of the rest, what follows
-// from the transition — the next state's key, the invariants on it, the
-// loop graph, the observer — is worked out once per class of
-// transitions: same next state (slots, window, at_most counters), same
-// event kind and rules, same loop bits, same facts the invariants read.
-// The first instance of a class, in the order they are tried, stands for
-// it, so a counterexample is the one a transition-by-transition search
-// finds.
+// from the transition — the next state's key, the loop graph, the
+// observer — is worked out once per class of transitions: same next
+// state (slots, window, at_most counters), same event kind and rules,
+// same loop bits. The invariants read the next slots and the event's
+// common facts: they are checked once per next slots and values of the
+// facts they read. The first instance of a class, in the order they are
+// tried, stands for it, so a counterexample is the one a
+// transition-by-transition search finds.
 
 // expansion is the scratch of one state's expansion, kept across states.
 type expansion struct {
@@ -34,8 +35,8 @@ type expansion struct {
 	free    []bool
 	seed    maphash.Seed
 	in      instance // the instance made whole (materialize)
-	// invChecked holds the pairs of next slots and invariant facts whose
-	// invariants were checked.
+	// invChecked holds the pairs of next slots and values of the facts
+	// the invariants read that they were checked on.
 	invChecked map[uint64]bool
 
 	// The classes of instances (classes.go): the trie, the decisions,
@@ -126,6 +127,14 @@ func (m *model) expand(i int, n *node) {
 			if d.failed {
 				continue
 			}
+			if !m.invariantsDone(d, v.inv) {
+				if in == nil {
+					if in = m.materialize(set, v, win, now); in == nil {
+						continue
+					}
+				}
+				m.invariants(i, n, in, d, idBase)
+			}
 			if _, hit, slot, walked = x.trie.find(d.props, v.vi); hit {
 				continue
 			}
@@ -135,7 +144,6 @@ func (m *model) expand(i int, n *node) {
 				}
 			}
 			x.seq, x.seen = x.seq[:0], 0
-			m.note(m.invFacts) // the class of transitions holds their values
 			m.transition(i, n, in, d, idBase)
 			if share {
 				x.trie.insert(&d.props, slot, walked, x.seq, set.sizes, v.vi, 0)
@@ -224,12 +232,6 @@ func (m *model) transition(i int, n *node, in *instance, d *decision, idBase flo
 		if !slices.Equal(x.counts, n.counts) {
 			next.counts = slices.Clone(x.counts)
 		}
-		// The invariants read the next slots and the facts in.inv
-		// numbers (the window and the clock are n's): once per pair.
-		if ck := uint64(d.pk+1)<<32 | uint64(in.inv); !x.invChecked[ck] {
-			x.invChecked[ck] = true
-			m.checkAlways(i, next, in, s)
-		}
 		j := i
 		if d.pk >= 0 || next.window != n.window || !slices.Equal(next.counts, n.counts) {
 			j, _ = m.add(next)
@@ -240,6 +242,35 @@ func (m *model) transition(i int, n *node, in *instance, d *decision, idBase flo
 	}
 }
 
+// invariantsDone reports whether the invariants were checked on the next
+// slots of decision d with the values inv numbers of the facts they read
+// (the window and the clock are the state's): they are checked once per
+// pair, at the first instance that has it, whatever its classes.
+func (m *model) invariantsDone(d *decision, inv int32) bool {
+	if !m.hasInvariants {
+		return true
+	}
+	if inv < 64 && d.inv&(1<<uint(inv)) != 0 {
+		return true
+	}
+	ck := uint64(d.pk+1)<<32 | uint64(inv)
+	done := m.x.invChecked[ck]
+	m.x.invChecked[ck] = true
+	if inv < 64 {
+		d.inv |= 1 << uint(inv)
+	}
+	return done
+}
+
+// invariants checks the invariants after decision d of in from n, as the
+// host carries out any reset it asks for.
+func (m *model) invariants(i int, n *node, in *instance, d *decision, idBase float64) {
+	st := &m.cur
+	*st = step{set: in.set, vi: in.vi, now: n.now, idBase: idBase, newWindow: d.resets || in.newSession}
+	next := node{vals: d.post, window: n.window, now: n.now, parent: i, depth: n.depth + 1, counts: n.counts}
+	m.checkAlways(i, &next, in, st)
+}
+
 // newClass reports whether the transition just decided is the first of
 // its class in this expansion, and records it.
 func (m *model) newClass(pk int, in *instance, rules []string, st *step, loopFree bool) bool {
@@ -247,7 +278,6 @@ func (m *model) newClass(pk int, in *instance, rules []string, st *step, loopFre
 	b := x.key[:0]
 	b = binary.AppendVarint(b, int64(pk))
 	b = binary.AppendUvarint(b, uint64(in.kind))
-	b = binary.AppendUvarint(b, uint64(in.inv))
 	if st.newWindow {
 		b = append(b, 1)
 	} else {

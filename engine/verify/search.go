@@ -121,6 +121,7 @@ type model struct {
 	loaded                []loaded               // what each builder holds
 	tparts                map[tkey][]tpart
 	userInputAt, reasonAt []int
+	hasInvariants         bool
 }
 
 type edge struct {
@@ -185,6 +186,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 	m.indexProperties()
 	m.readersOf()
 	m.ruleReadersOf()
+	m.hasInvariants = slices.ContainsFunc(p.Properties, func(pr *rules.Property) bool { return pr.Kind == rules.Always && pr.Always != nil })
 	for _, name := range m.eventNames {
 		b, _ := engine.NewEventBuilder(name) // a contract event: known
 		m.builders = append(m.builders, b)
