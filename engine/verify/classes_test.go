@@ -41,11 +41,12 @@ func TestClassesChangeNothing(t *testing.T) {
 		name string
 		p    *rules.Policy
 		opts verify.Options
+		want string // a finding the run must have, if any
 	}
 	// Deciding every instance is slow: the larger explorations stop at a
 	// bound, where both ways stop alike.
 	const states = 600
-	runs := []run{{"wipe_memory", load(t, "wipe_memory"), verify.Options{MaxStates: states}}, {"new_context", load(t, "new_context"), verify.Options{}}}
+	runs := []run{{"wipe_memory", load(t, "wipe_memory"), verify.Options{MaxStates: states}, ""}, {"new_context", load(t, "new_context"), verify.Options{}, ""}}
 	// A request's user_input ends every no_loop cycle and a new session
 	// opens a new window, though here no guard reads either fact unless
 	// steering is queued.
@@ -78,7 +79,35 @@ property "no continuation loop without new input" {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	runs = append(runs, run{"user input, new session", p, verify.Options{}})
+	runs = append(runs, run{"user input, new session", p, verify.Options{}, "no continuation loop without new input"})
+	// A guard that fails at run time, once an earlier conjunct holds, and
+	// a rule the engine's dispatch on the tool's name skips.
+	p, diags = rules.Load(rules.Source{Name: "fails.hcl", Bytes: []byte(`policy "fails" {}
+slot "phase" {
+  values = ["idle", "busy"]
+}
+group "g" {
+  rule "named" {
+    on   = "tool"
+    when = "event.name == 'x'"
+    to   = { phase = "busy" }
+  }
+  rule "divide" {
+    on   = "turn_end"
+    from = { phase = "busy" }
+    when = "event.queued && 10 % event.tool_results == 0"
+    to   = { phase = "idle" }
+  }
+  rule "rest" {
+    on   = "turn_end"
+    to   = { phase = "idle" }
+  }
+}
+`)})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	runs = append(runs, run{"run-time error", p, verify.Options{}, "runtime error"})
 	for _, m := range readMutants(t) {
 		if m.heavy {
 			continue
@@ -92,7 +121,7 @@ property "no continuation loop without new input" {
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
-		runs = append(runs, run{m.name, p, verify.Options{FailFast: true, MaxStates: states}})
+		runs = append(runs, run{m.name, p, verify.Options{FailFast: true, MaxStates: states}, ""})
 	}
 	found := 0
 	for _, r := range runs {
@@ -101,6 +130,9 @@ property "no continuation loop without new input" {
 			got, gotSeen := explored(r.p, r.opts, verify.Check)
 			if len(got.Findings) > 0 {
 				found++
+			}
+			if r.want != "" && !failed(got, r.want) {
+				t.Errorf("no finding %q: %+v", r.want, got.Findings)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("classes of instances change the result:\n got %+v\nwant %+v", got, want)
