@@ -31,10 +31,11 @@ import (
 // decides every instance would take: the same states, parents and
 // counterexamples.
 //
-// A guard that fails at run time on the instance tried is taken to read
-// all its conjuncts, assignments and effects, and the rules after it are
-// read too: the engine may have skipped it (its dispatch on a literal
-// leaves out rules that cannot match) and gone on.
+// A guard that fails at run time fails the decision: the engine
+// dispatches on a first conjunct only, so it runs every conjunct before
+// the failing one, as verify does. verify still notes every conjunct,
+// assignment and effect of that rule and reads the rules after it, so a
+// class never rests on where the error fell.
 
 // ruleGroup is one plan group of an event kind, as readers. Like the
 // engine, it dispatches on a literal: the rules whose first conjunct is

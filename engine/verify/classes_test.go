@@ -80,8 +80,9 @@ property "no continuation loop without new input" {
 		t.Fatal(diags.Error())
 	}
 	runs = append(runs, run{"user input, new session", p, verify.Options{}, "no continuation loop without new input"})
-	// A guard that fails at run time, once an earlier conjunct holds, and
-	// a rule the engine's dispatch on the tool's name skips.
+	// A guard that fails at run time once an earlier conjunct holds, and
+	// one that fails on its first conjunct, before the literal it
+	// compares the command's name with.
 	p, diags = rules.Load(rules.Source{Name: "fails.hcl", Bytes: []byte(`policy "fails" {}
 slot "phase" {
   values = ["idle", "busy"]
@@ -101,6 +102,11 @@ group "g" {
   rule "rest" {
     on   = "turn_end"
     to   = { phase = "idle" }
+  }
+  rule "parsed" {
+    on   = "command"
+    when = "int(event.args) > 0 && event.name == 'x'"
+    to   = { phase = "busy" }
   }
 }
 `)})
