@@ -1,8 +1,6 @@
 package verify_test
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/engine/sweep"
@@ -25,63 +23,19 @@ type mutant struct {
 	paramsRange bool
 }
 
-// edit replaces old, which the built-in holds once, by new.
-type edit struct{ old, new string }
-
 // readMutants reads testdata/mutants/mutants.txt (its header says the
 // format).
 func readMutants(t *testing.T) []mutant {
 	t.Helper()
-	b, err := os.ReadFile("testdata/mutants/mutants.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []mutant
-	for _, block := range strings.Split(string(b), "\n---\n")[1:] {
-		var m mutant
-		var field *string
-		for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
-			key, val, ok := strings.Cut(line, ": ")
-			if ok {
-				switch key {
-				case "name":
-					m.name, field = val, nil
-					continue
-				case "policy":
-					m.policy, field = val, nil
-					continue
-				case "seed":
-					m.seed, field = val, nil
-					continue
-				case "property":
-					m.property, field = val, nil
-					continue
-				case "heavy":
-					m.heavy, field = val == "yes", nil
-					continue
-				case "params":
-					if val != "range" {
-						t.Fatalf("mutant %q: params: %q, want range", m.name, val)
-					}
-					m.paramsRange, field = true, nil
-					continue
-				case "old":
-					m.edits = append(m.edits, edit{old: val})
-					field = &m.edits[len(m.edits)-1].old
-					continue
-				case "new":
-					if len(m.edits) == 0 {
-						t.Fatalf("mutant %q: new before old", m.name)
-					}
-					m.edits[len(m.edits)-1].new = val
-					field = &m.edits[len(m.edits)-1].new
-					continue
-				}
+	for _, e := range readSet(t, "testdata/mutants/mutants.txt", []string{"policy", "seed", "property", "heavy", "params"}, nil) {
+		m := mutant{name: e.name, policy: e.fields["policy"], seed: e.fields["seed"], property: e.fields["property"],
+			heavy: e.fields["heavy"] == "yes", edits: e.edits}
+		if v, ok := e.fields["params"]; ok {
+			if v != "range" {
+				t.Fatalf("mutant %q: params: %q, want range", m.name, v)
 			}
-			if field == nil {
-				t.Fatalf("mutant %q: stray line %q", m.name, line)
-			}
-			*field += "\n" + line
+			m.paramsRange = true
 		}
 		out = append(out, m)
 	}
@@ -109,13 +63,7 @@ func TestMutants(t *testing.T) {
 			if !ok {
 				t.Fatalf("no built-in %q", m.policy)
 			}
-			text := string(src.Bytes)
-			for _, e := range m.edits {
-				if strings.Count(text, e.old) != 1 {
-					t.Fatalf("the text to mutate is in %s.hcl %d times, want once; update the mutant:\n%s", m.policy, strings.Count(text, e.old), e.old)
-				}
-				text = strings.Replace(text, e.old, e.new, 1)
-			}
+			text := applyEdits(t, m.policy, string(src.Bytes), m.edits)
 			p, diags := rules.Load(rules.Source{Name: m.policy + "_mutant.hcl", Bytes: []byte(text)})
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
