@@ -369,10 +369,23 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			if ev, own := strings.CutSuffix(t.key, "."+name); own {
 				from = append(slices.Clone(byEvent[ev]), shared...)
 			}
+			compared := false
 			for _, x := range from {
 				lits = append(lits, x.strLits[name]...)
+				compared = compared || slices.Contains(x.strLits[name], lits[0])
 			}
-			vals, how = toAny(uniqSorted(lits)), "the default and the literals it is compared with"
+			how = "the default and the literals it is compared with"
+			// The default stands for every value no expression names, so
+			// "!= ''" holds of it only where '' is not the default. Compared
+			// with its own default, the fact gets one value none of the
+			// literals is: else a guard "event.error != ''" never holds and
+			// its rule is reported dead, though a host sends errors with a
+			// message.
+			if compared {
+				lits = append(lits, unnamed(lits))
+				how += ", and one none of them is"
+			}
+			vals = toAny(uniqSorted(lits))
 		case f.Type == contract.Int && dm.idFacts[name]:
 			how = "the ids the state holds, one before and one after them"
 		case f.Type == contract.Int:
@@ -507,4 +520,13 @@ func toFloat(x any) (float64, bool) {
 		return float64(v), true
 	}
 	return 0, false
+}
+
+// unnamed is a string none of lits is: "other", or "other" and a number.
+func unnamed(lits []string) string {
+	v := "other"
+	for i := 2; slices.Contains(lits, v); i++ {
+		v = fmt.Sprintf("other%d", i)
+	}
+	return v
 }

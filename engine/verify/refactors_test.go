@@ -43,11 +43,6 @@ type refactor struct {
 	// rule lists know by another name: {new, old} (a split rule's second
 	// half).
 	alias []string
-	// known, when set, is the one finding verify reports today on this
-	// rewrite though the rewrite keeps the behaviour, and why it is false:
-	// {name, why}. The test requires it, so the entry goes when verify
-	// stops reporting it.
-	known []string
 	// compose, when set, is a team policy file over the built-in, used
 	// instead of an edited copy.
 	compose string
@@ -58,7 +53,7 @@ type refactor struct {
 func readRefactors(t *testing.T) []refactor {
 	t.Helper()
 	var out []refactor
-	for _, e := range readSet(t, "testdata/refactors/refactors.txt", []string{"policy", "kind", "keeps", "states", "rename", "alias", "known"}, []string{"compose"}) {
+	for _, e := range readSet(t, "testdata/refactors/refactors.txt", []string{"policy", "kind", "keeps", "states", "rename", "alias"}, []string{"compose"}) {
 		r := refactor{name: e.name, policy: e.fields["policy"], kind: e.fields["kind"], keeps: e.fields["keeps"],
 			edits: e.edits, compose: e.fields["compose"]}
 		switch states := e.fields["states"]; {
@@ -78,13 +73,6 @@ func readRefactors(t *testing.T) []refactor {
 			if r.alias = strings.Fields(v); len(r.alias) != 2 {
 				t.Fatalf("refactor %q: alias: %q, want NEW OLD", r.name, v)
 			}
-		}
-		if v, ok := e.fields["known"]; ok {
-			name, why, ok := strings.Cut(v, " — ")
-			if !ok || why == "" {
-				t.Fatalf("refactor %q: known: %q, want FINDING — WHY", r.name, v)
-			}
-			r.known = []string{name, why}
 		}
 		if r.keeps == "" || !slices.Contains(refactorKinds, r.kind) {
 			t.Fatalf("refactor %q: kind %q, keeps %q: want one of %q and what it keeps", r.name, r.kind, r.keeps, refactorKinds)
@@ -163,16 +151,8 @@ func TestRefactorsVerifyClean(t *testing.T) {
 			if got.Bounded || got.Incomplete {
 				t.Errorf("the exploration was cut at %d states (%v): it must be complete", got.States, got.Bound)
 			}
-			knownSeen := false
 			for _, f := range got.Findings {
-				if r.known != nil && f.Name == r.known[0] {
-					knownSeen = true
-					continue
-				}
 				t.Errorf("finding %s: %s\n%s", f.Name, f.Message, f.EvalLines())
-			}
-			if r.known != nil && !knownSeen {
-				t.Errorf("verify no longer reports %q (%s): drop the entry's known line", r.known[0], r.known[1])
 			}
 			// The rewrite keeps every property of the built-in, and each holds.
 			var missing []string
