@@ -22,7 +22,7 @@ var refactorKinds = []string{
 	"groups reordered",  // two groups that never act on one decision together
 	"rule split",        // one rule as two with complementary guards
 	"composed override", // a team file over the built-in restating it
-	"renamed",           // a slot value renamed everywhere
+	"renamed",           // a slot or a slot value renamed everywhere
 	"equal default",     // a param's default written as an equal expression
 	"properties reordered",
 }
