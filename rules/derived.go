@@ -27,7 +27,7 @@ func decodeDerived(b *hcl.Block) (*Derived, hcl.Diagnostics) {
 }
 
 var reservedNames = map[string]bool{
-	"event": true, "state": true, "param": true, "message": true, "value": true,
+	"event": true, "state": true, "param": true, "message": true, "value": true, "scope": true,
 	"true": true, "false": true, "nil": true, "not": true, "and": true, "or": true, "in": true,
 	"matches": true, "contains": true, "startsWith": true, "endsWith": true, "let": true, "if": true, "else": true,
 	"len": true, "abs": true, "min": true, "max": true, "int": true, "float": true, "string": true,

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -51,10 +52,93 @@ type Marker struct {
 	// first: the seed's "discarded on transition".
 	Unless       []string
 	UnlessRanges []hcl.Range
-	Range        hcl.Range
+	// Inclusive, on an until event, keeps that event's own decision
+	// inside the scope: the scope closes after its effects, not before.
+	// "Until the attempt's error, which must itself warn", or "until the
+	// run settles, whatever the settlement did".
+	Inclusive bool
+	Range     hcl.Range
 
 	whenExpr hcl.Expression
 }
+
+// ScopeOpenedAt is the scope's own name for the clock (now_ms) of the
+// event whose decision opened it: `event.now_ms < scope.opened_ms +
+// param.cooldown_ms` says "within the cooldown of the event that opened
+// the scope".
+const ScopeOpenedAt = "opened_ms"
+
+// ScopeOpenings is the scope's own name for how many times it opened
+// without closing in between: "after a checkpoint then its failed
+// summary, until a saved one" opens at each failure in a row, so
+// `scope.openings >= param.failure_limit` is the pause.
+const ScopeOpenings = "openings"
+
+// ScopeFields are what a scoped property's conditions may read as
+// scope.NAME: opened_ms, openings, and each argument of the effect that opens it
+// (when every after marker is that effect: `after = { effect = "compact" }`
+// makes scope.attempt the attempt compact carried). A scope opened again
+// remembers its latest opening. Each field's Index is its position after
+// the policy's slots in the state verify evaluates the conditions on.
+func (p *Property) ScopeFields(slots int) []lang.Field {
+	if !p.Scoped() {
+		return nil
+	}
+	out := []lang.Field{{Name: ScopeOpenedAt, Type: lang.Int, Index: slots}, {Name: ScopeOpenings, Type: lang.Int, Index: slots + 1}}
+	effect := p.After[0].Effect
+	for _, m := range p.After {
+		if m.Effect != effect {
+			return out // an event opens it, or two effects do: no arguments
+		}
+	}
+	def, ok := contract.LookupEffect(effect)
+	if !ok {
+		return out
+	}
+	for _, a := range def.Args {
+		out = append(out, lang.Field{Name: a.Name, Type: LangType(a.Type), Enum: a.Enum, Index: slots + len(out)})
+	}
+	return out
+}
+
+// ScopeReads are the scope fields the property's conditions read, in
+// ScopeFields' order: verify keeps only those in its states.
+func (p *Property) ScopeReads() []string {
+	read := map[string]bool{}
+	srcs := p.ScopeSources()
+	for _, src := range srcs {
+		for _, x := range scopeRef.FindAllStringSubmatch(src, -1) {
+			read[x[1]] = true
+		}
+	}
+	var out []string
+	for _, f := range p.ScopeFields(0) {
+		if read[f.Name] {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// ScopeSources are the sources of the conditions that may read what the
+// scope remembers: the property's when, its markers' and within_ms.
+func (p *Property) ScopeSources() []string {
+	var srcs []string
+	for _, w := range p.When {
+		srcs = append(srcs, w.Source)
+	}
+	for _, m := range p.ScopeMarkers() {
+		if m.When != nil {
+			srcs = append(srcs, m.When.Source)
+		}
+	}
+	if p.WithinMs != nil {
+		srcs = append(srcs, p.WithinMs.Source)
+	}
+	return srcs
+}
+
+var scopeRef = regexp.MustCompile(`\bscope\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)`)
 
 // ScopeMarkers are every marker of the property's scope: its after and
 // until markers and the thens that follow them.
@@ -85,6 +169,9 @@ func (p *Property) ScopeText() string {
 	if p.Within != "" {
 		s += ", within a " + p.Within
 	}
+	if p.WithinMs != nil {
+		s += ", for " + p.WithinMs.Source + " ms"
+	}
 	return s
 }
 
@@ -108,8 +195,14 @@ func (m *Marker) String() string {
 	if m.Event != "" {
 		if m.whenExpr != nil {
 			if v, ok := plainLiteral(m.whenExpr); ok && v.Type() == cty.String {
+				if m.Inclusive {
+					return fmt.Sprintf("%s (when %s, its own decision included)", m.Event, v.AsString())
+				}
 				return fmt.Sprintf("%s (when %s)", m.Event, v.AsString())
 			}
+		}
+		if m.Inclusive {
+			return m.Event + " (its own decision included)"
 		}
 		return m.Event
 	}
@@ -194,6 +287,20 @@ func decodeMarker(item hcl.Expression, what string, thenAllowed bool) (*Marker, 
 			t, d := decodeMarker(e.Value, "then", false)
 			diags = append(diags, d...)
 			m.Then = t
+		case "inclusive":
+			if what != "until" {
+				diags = append(diags, errorAt(ptr(e.KeyRange), "Unexpected inclusive", "inclusive keeps an until event's own decision inside the scope; it goes on an until marker"))
+				continue
+			}
+			v, d := literalValue(e.Value, "inclusive")
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				if v.IsNull() || v.Type() != cty.Bool {
+					diags = append(diags, errorAt(ptr(e.Value.Range()), "Expected a bool", "inclusive is true or false"))
+				} else {
+					m.Inclusive = v.True()
+				}
+			}
 		case "unless":
 			if what != "then" {
 				diags = append(diags, errorAt(ptr(e.KeyRange), "Unexpected unless", "unless lists the events that disarm a then"))
@@ -213,6 +320,8 @@ func decodeMarker(item hcl.Expression, what string, thenAllowed bool) (*Marker, 
 		diags = append(diags, errorAt(ptr(item.Range()), "Unexpected with", "with matches an effect's arguments; an event takes when"))
 	case m.Effect != "" && m.whenExpr != nil:
 		diags = append(diags, errorAt(ptr(item.Range()), "Unexpected when", "when is a condition on an event; an effect takes with"))
+	case m.Effect != "" && m.Inclusive:
+		diags = append(diags, errorAt(ptr(item.Range()), "Unexpected inclusive", "an effect marker takes effect at its place among the decision's effects; inclusive is for an until event"))
 	}
 	return m, diags
 }
@@ -244,11 +353,12 @@ func decodeWith(expr hcl.Expression) (map[string]any, hcl.Diagnostics) {
 }
 
 // compileMarkers checks a scope's events and effects against the contract
-// and compiles each event's condition against that event.
-func (c *compileCtx) compileMarkers(ms []*Marker) {
+// and compiles each event's condition against that event, with scope
+// (nil: none, note says why) for what the scope remembers.
+func (c *compileCtx) compileMarkers(ms []*Marker, scope, thenScope []lang.Field, note string) {
 	for _, m := range ms {
 		if m.Then != nil {
-			c.compileMarkers([]*Marker{m.Then})
+			c.compileMarkers([]*Marker{m.Then}, thenScope, thenScope, note)
 		}
 		for i, n := range m.Unless {
 			if _, ok := contract.LookupEvent(n); !ok {
@@ -262,7 +372,7 @@ func (c *compileCtx) compileMarkers(ms []*Marker) {
 				continue
 			}
 			if m.whenExpr != nil {
-				if prog := c.expr(m.whenExpr, c.eventEnv(m.Event, plan), "a condition"); prog != nil {
+				if prog := c.expr(m.whenExpr, c.scopedEnv(c.eventEnv(m.Event, plan), scope, note), "a condition"); prog != nil {
 					if prog.Type != lang.Bool {
 						c.add(errorAt(ptr(m.whenExpr.Range()), "Wrong condition type", "when must be a bool expression, not %s", prog.Type))
 						continue
@@ -283,4 +393,14 @@ func (c *compileCtx) compileMarkers(ms []*Marker) {
 			}
 		}
 	}
+}
+
+// scopedEnv is env with scope.NAME reading scope (nil: env itself, whose
+// scope names nothing, for the reason note gives).
+func (c *compileCtx) scopedEnv(env *lang.Env, scope []lang.Field, note string) *lang.Env {
+	if scope == nil && note == "" {
+		return env
+	}
+	return &lang.Env{EventName: env.EventName, Event: env.Event, State: env.State, Params: env.Params, Messages: env.Messages, Top: env.Top,
+		Folded: env.Folded, Trees: env.Trees, CheckerEvent: env.CheckerEvent, Scope: scope, ScopeNote: note}
 }

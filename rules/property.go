@@ -85,7 +85,13 @@ type Property struct {
 	// ("window", "run"; "" none) it opened in.
 	After, Until []*Marker
 	Within       string
-	DeclRange    hcl.Range
+	// WithinMs, when set, limits the scope to that many ms of the host's
+	// clock from its latest opening, evaluated then (over params and what
+	// the scope remembers): "for cooldown_ms after the checkpoint is saved".
+	WithinMs  *lang.Program
+	DeclRange hcl.Range
+
+	withinMsExpr hcl.Expression
 
 	whenExpr, alwaysExpr hcl.Expression
 	cycleWhen, inputWhen map[string]hcl.Expression
@@ -117,7 +123,7 @@ var propertySchema = &hcl.BodySchema{
 		{Name: "always"}, {Name: "never"}, {Name: "at_most"}, {Name: "no_loop_of"}, {Name: "always_emits"},
 		{Name: "of"}, {Name: "with"}, {Name: "on"}, {Name: "when"},
 		{Name: "per"}, {Name: "cycle_ends_on"}, {Name: "new_input_on"},
-		{Name: "after"}, {Name: "until"}, {Name: "within"},
+		{Name: "after"}, {Name: "until"}, {Name: "within"}, {Name: "within_ms"},
 	},
 }
 
@@ -143,10 +149,10 @@ func decodeProperty(b *hcl.Block) (*Property, hcl.Diagnostics) {
 	}
 	allowed := map[string][]string{
 		"always":       {"always"},
-		"never":        {"never", "with", "on", "when", "after", "until", "within"},
+		"never":        {"never", "with", "on", "when", "after", "until", "within", "within_ms"},
 		"at_most":      {"at_most", "of", "with", "on", "per", "cycle_ends_on"},
 		"no_loop_of":   {"no_loop_of", "with", "new_input_on"},
-		"always_emits": {"always_emits", "with", "on", "when", "after", "until", "within"},
+		"always_emits": {"always_emits", "with", "on", "when", "after", "until", "within", "within_ms"},
 	}[kinds[0]]
 	for name, a := range content.Attributes {
 		if !slices.Contains(allowed, name) {
@@ -253,8 +259,11 @@ func (p *Property) decodeScope(b *hcl.Block, attr func(string) (*hcl.Attribute, 
 		}
 		p.Within = w
 	}
+	if a, ok := attr("within_ms"); ok {
+		p.withinMsExpr = a.Expr
+	}
 	if _, hasAfter := attr("after"); !hasAfter {
-		for _, k := range []string{"until", "within"} {
+		for _, k := range []string{"until", "within", "within_ms"} {
 			if a, ok := attr(k); ok {
 				diags = append(diags, errorAt(ptr(a.NameRange), "Missing after", "%s ends a scope that after = { … } opens", k))
 			}
@@ -372,8 +381,18 @@ func (c *compileCtx) compileProperties() {
 			}
 		}
 		events(pr.On, pr.DeclRange)
-		c.compileMarkers(pr.After)
-		c.compileMarkers(pr.Until)
+		scope := pr.ScopeFields(len(p.Slots))
+		c.compileMarkers(pr.After, nil, scope, "an after marker's condition is read before its scope opens")
+		c.compileMarkers(pr.Until, scope, scope, "")
+		if pr.withinMsExpr != nil {
+			if prog := c.expr(pr.withinMsExpr, c.scopedEnv(c.common, scope, ""), "a duration"); prog != nil {
+				if !prog.Type.Numeric() {
+					c.add(errorAt(ptr(pr.withinMsExpr.Range()), "Wrong duration type", "within_ms must be a number of milliseconds, not %s", prog.Type))
+				} else {
+					pr.WithinMs = prog
+				}
+			}
+		}
 		events(pr.CycleEndsOn, pr.DeclRange)
 		events(pr.InputEvents, pr.DeclRange)
 		if pr.alwaysExpr != nil {
@@ -390,7 +409,7 @@ func (c *compileCtx) compileProperties() {
 			pr.When = map[string]*lang.Program{}
 			if len(pr.On) == 0 {
 				// Every event: the condition sees the common facts only.
-				if prog := c.expr(pr.whenExpr, c.common, "a condition"); prog != nil && prog.Type == lang.Bool {
+				if prog := c.expr(pr.whenExpr, c.scopedEnv(c.common, scope, "the property has no after, so no scope"), "a condition"); prog != nil && prog.Type == lang.Bool {
 					pr.When[""] = prog
 				}
 			}
@@ -399,7 +418,7 @@ func (c *compileCtx) compileProperties() {
 				if plan == nil {
 					continue
 				}
-				if prog := c.expr(pr.whenExpr, c.eventEnv(n, plan), "a condition"); prog != nil {
+				if prog := c.expr(pr.whenExpr, c.scopedEnv(c.eventEnv(n, plan), scope, "the property has no after, so no scope"), "a condition"); prog != nil {
 					if prog.Type != lang.Bool {
 						c.add(errorAt(ptr(pr.whenExpr.Range()), "Wrong condition type", "when must be a bool expression, not %s", prog.Type))
 						break

@@ -147,6 +147,71 @@ verify {
   of      = "stop"
   after   = { event = "tool" }
 }`, "does not go with at_most"},
+		{"scope reads the opening effect's argument", `property "s" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "event.attempt != scope.attempt"
+  after = { effect = "compact" }
+  until = { event = "attempt_error", when = "event.attempt == scope.attempt", inclusive = true }
+}`, ""},
+		{"scope's clock and openings in within_ms", `property "s" {
+  never     = "checkpoint"
+  on        = "turn_end"
+  when      = "event.now_ms >= scope.opened_ms"
+  after     = { event = "summary_done", when = "!event.ok" }
+  within_ms = "5000 * scope.openings"
+}`, ""},
+		{"scope's misspelt argument", `property "s" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "event.attempt != scope.atempt"
+  after = { effect = "compact" }
+}`, `p.hcl:14:35: error: Invalid expression`},
+		{"scope's misspelt argument, suggested", `property "s" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "event.attempt != scope.atempt"
+  after = { effect = "compact" }
+}`, `the scope keeps no "atempt": it keeps opened_ms`},
+		{"scope opened by an event has no arguments", `property "s" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "event.attempt != scope.attempt"
+  after = { event = "settled" }
+}`, `the scope keeps no "attempt"`},
+		{"scope in an after marker", `property "s" {
+  never = "continue"
+  after = { event = "compact_done", when = "event.attempt == scope.attempt" }
+}`, "p.hcl:13:62: error: Invalid expression\n  scope is not available here: an after marker's condition is read before its scope opens"},
+		{"scope without after", `property "s" {
+  never = "continue"
+  on    = "attempt_complete"
+  when  = "event.attempt != scope.attempt"
+}`, "scope is not available here: the property has no after, so no scope"},
+		{"scope in a rule", `group "h" {
+  rule "x" {
+    on   = "tool"
+    when = "scope.opened_ms > 0"
+  }
+}`, "scope is not available here: only the conditions of a scoped property"},
+		{"inclusive on an after", `property "s" {
+  never = "stop"
+  after = { event = "tool", inclusive = true }
+}`, "Unexpected inclusive"},
+		{"inclusive on an effect", `property "s" {
+  never = "stop"
+  after = { event = "tool" }
+  until = { effect = "stop", inclusive = true }
+}`, "Unexpected inclusive"},
+		{"within_ms not a number", `property "s" {
+  never     = "stop"
+  after     = { event = "tool" }
+  within_ms = "'soon'"
+}`, "Wrong duration type"},
+		{"within_ms without after", `property "s" {
+  never     = "stop"
+  within_ms = "1000"
+}`, "within_ms ends a scope that after"},
 		{"domain", `verify {
   domain = { "command.args" = ["", "reset"], tokens = [0, 1] }
 }`, ""},

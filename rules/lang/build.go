@@ -161,7 +161,9 @@ func (c *compiler) memberNode(n *ast.MemberNode) (cnode, error) {
 	if id, ok := n.Node.(*ast.IdentifierNode); ok && isNamespace(id.Value) {
 		name := n.Property.(*ast.StringNode).Value
 		switch id.Value {
-		case nsEvent, nsState:
+		case nsEvent, nsState, nsScope:
+			// A scope's values are read from the frame's State, after the
+			// policy's slots.
 			f, _ := c.env.field(id.Value, name)
 			out := fieldReader(id.Value == nsEvent, f)
 			out.ref = &fieldRef{event: id.Value == nsEvent, index: f.Index}

@@ -48,6 +48,13 @@ type Env struct {
 	// NoEvent and NoState forbid the namespaces (param validations see
 	// only params).
 	NoEvent, NoState bool
+	// Scope is what a property's scope remembers of how it opened (the
+	// arguments of the effect that opened it, the clock then), read as
+	// scope.NAME; each field's Index is a position in the frame's State
+	// after the policy's own slots. Nil: scope names nothing here, and
+	// ScopeNote, when set, says why.
+	Scope     []Field
+	ScopeNote string
 	// Folded counts the bytes of strings folded to constants; give every
 	// Env of one policy the same counter so the policy as a whole stays
 	// under MaxFoldedBytes.
@@ -74,6 +81,7 @@ type Env struct {
 const (
 	nsEvent   = "event"
 	nsState   = "state"
+	nsScope   = "scope"
 	nsParam   = "param"
 	nsMessage = "message"
 )
@@ -85,6 +93,8 @@ func (e *Env) field(ns, name string) (*Field, bool) {
 		list = e.Event
 	case nsState:
 		list = e.State
+	case nsScope:
+		list = e.Scope
 	}
 	for i := range list {
 		if list[i].Name == name {
@@ -126,6 +136,10 @@ func (e *Env) names(ns string) []string {
 		}
 	case nsState:
 		for _, f := range e.State {
+			out = append(out, f.Name)
+		}
+	case nsScope:
+		for _, f := range e.Scope {
 			out = append(out, f.Name)
 		}
 	case nsParam:
@@ -241,6 +255,9 @@ func (e *Env) visible(namespace func(ns string, n int), name func(ns, name strin
 	}
 	if !e.NoState {
 		add(nsState, e.State, nil)
+	}
+	if e.Scope != nil {
+		add(nsScope, e.Scope, nil)
 	}
 	add(nsParam, nil, e.Params)
 	add(nsMessage, nil, e.Messages)

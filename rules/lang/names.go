@@ -67,12 +67,18 @@ func (c *compiler) names(n ast.Node) error {
 }
 
 func isNamespace(s string) bool {
-	return s == nsEvent || s == nsState || s == nsParam || s == nsMessage
+	return s == nsEvent || s == nsState || s == nsParam || s == nsMessage || s == nsScope
 }
 
 func (c *compiler) namespaceAllowed(id *ast.IdentifierNode) error {
 	if (id.Value == nsEvent && c.env.NoEvent) || (id.Value == nsState && c.env.NoState) {
 		return c.errAt(id, "%s is not available here", id.Value)
+	}
+	if id.Value == nsScope && c.env.Scope == nil {
+		if c.env.ScopeNote != "" {
+			return c.errAt(id, "scope is not available here: %s", c.env.ScopeNote)
+		}
+		return c.errAt(id, "scope is not available here: only the conditions of a scoped property (its when, its then and until markers) read it")
 	}
 	return nil
 }
@@ -103,6 +109,10 @@ func (c *compiler) member(n ast.Node, ns, name string) error {
 	case nsState:
 		if _, ok := c.env.field(ns, name); !ok {
 			return c.errAt(n, "unknown slot %q%s", name, suggest(name, c.env.names(ns)))
+		}
+	case nsScope:
+		if _, ok := c.env.field(ns, name); !ok {
+			return c.errAt(n, "the scope keeps no %q: it keeps opened_ms (the clock when it opened), openings (how often it opened in a row) and the arguments of the effect that opened it, when an effect does%s", name, suggest(name, c.env.names(ns)))
 		}
 	case nsParam:
 		if _, ok := c.env.konst(ns, name); !ok {
