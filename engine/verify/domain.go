@@ -386,6 +386,8 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 				how += ", and one none of them is"
 			}
 			vals = toAny(uniqSorted(lits))
+		case f.Type == contract.Int && echoed(t.key):
+			how = echoHow(t.key)
 		case f.Type == contract.Int && dm.idFacts[name]:
 			how = "the ids the state holds, one before and one after them"
 		case f.Type == contract.Int:

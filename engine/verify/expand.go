@@ -31,6 +31,8 @@ type expansion struct {
 	classes map[string]struct{} // the transition classes seen
 	key     []byte              // a class's key, being built
 	counts  []int               // at_most counters after the decision
+	hist    []lang.Value        // what the scopes remember after it
+	echo    echoes              // the attempts the host may echo after it
 	cont    []bool              // loop bits
 	free    []bool
 	seed    maphash.Seed
@@ -95,7 +97,7 @@ func (x *expansion) post(vals []lang.Value) (int, []lang.Value) {
 
 func (m *model) expand(i int, n *node) {
 	for _, t := range m.deadlines(n) {
-		next := &node{vals: n.vals, window: n.window, now: t, counts: n.counts, parent: i, via: &step{now: t, delta: t - n.now}, depth: n.depth + 1}
+		next := &node{vals: n.vals, window: n.window, now: t, counts: n.counts, hist: n.hist, echo: n.echo, parent: i, via: &step{now: t, delta: t - n.now}, depth: n.depth + 1}
 		m.transitions++
 		j, _ := m.add(next)
 		if cont, free, any := m.loopBits(m.x.cont, m.x.free, n, nil, next.via); any {
@@ -210,7 +212,8 @@ func (m *model) transition(i int, n *node, in *instance, d *decision, idBase flo
 		}
 		st.failed = failed == 1
 		st.newWindow = (d.resets && !st.failed) || in.newSession
-		x.counts = m.count(x.counts, i, n, in, st, st.newWindow)
+		x.counts, x.hist = m.count(x.counts, x.hist, i, n, in, st, st.newWindow)
+		x.echo = n.echo.after(st.effects)
 		cont, free, any := m.loopBits(x.cont, x.free, n, in, st)
 		x.cont, x.free = cont, free
 		if !m.newClass(d.pk, in, rules, st, any) {
@@ -225,15 +228,19 @@ func (m *model) transition(i int, n *node, in *instance, d *decision, idBase flo
 		s := new(step)
 		*s = *st
 		s.rules, s.effects = nil, nil
-		next := &node{vals: d.post, window: n.window, now: n.now, parent: i, via: s, depth: n.depth + 1, counts: n.counts}
+		next := &node{vals: d.post, window: n.window, now: n.now, parent: i, via: s, depth: n.depth + 1, counts: n.counts, hist: n.hist, echo: x.echo}
 		if st.newWindow {
 			next.window = n.window + 1
 		}
 		if !slices.Equal(x.counts, n.counts) {
 			next.counts = slices.Clone(x.counts)
 		}
+		histMoved := !sameValues(x.hist, n.hist)
+		if histMoved {
+			next.hist = slices.Clone(x.hist)
+		}
 		j := i
-		if d.pk >= 0 || next.window != n.window || !slices.Equal(next.counts, n.counts) {
+		if d.pk >= 0 || next.window != n.window || !slices.Equal(next.counts, n.counts) || histMoved || next.echo != n.echo {
 			j, _ = m.add(next)
 		}
 		if any {
@@ -286,6 +293,15 @@ func (m *model) newClass(pk int, in *instance, rules []string, st *step, loopFre
 	for _, c := range x.counts {
 		b = binary.AppendVarint(b, int64(c))
 	}
+	for _, v := range x.hist {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Num))
+		b = append(b, boolByte(v.Bool))
+		b = binary.AppendUvarint(b, uint64(len(v.Str)))
+		b = append(b, v.Str...)
+	}
+	for _, v := range x.echo {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
 	if loopFree {
 		for k := range x.cont {
 			b = append(b, boolByte(x.cont[k])|boolByte(x.free[k])<<1)
@@ -309,4 +325,17 @@ func boolByte(b bool) byte {
 		return 1
 	}
 	return 0
+}
+
+// sameValues compares what scopes remember (numbers, strings, bools).
+func sameValues(a, b []lang.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Num != b[i].Num || a[i].Str != b[i].Str || a[i].Bool != b[i].Bool {
+			return false
+		}
+	}
+	return true
 }

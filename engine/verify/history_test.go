@@ -172,3 +172,96 @@ func TestRunBlockSetsTheParamsItWasFoundUnder(t *testing.T) {
 		t.Errorf("the pasted run passes against the policy it was found in:\n%s", src)
 	}
 }
+
+// The simulated host answers a compact with callbacks echoing the attempt
+// it carried, as the contract says: a policy that waits for attempt 7 but
+// asks the host for attempt 8 never hears of its own attempt, and a
+// property naming the attempt by the effect (scope.attempt) catches it.
+// Sampled from the state's ids instead, the callbacks carry 1 and the
+// property holds vacuously.
+const echoPolicy = `
+policy "echo" {}
+group "g" {
+  rule "start" {
+    on = "settled"
+    effect "compact" {
+      attempt = "%s"
+    }
+  }
+  rule "warn" {
+    on   = "attempt_error"
+    when = "event.attempt == 7"
+    effect "notify" {
+      level = "warning"
+      text  = "'failed'"
+    }
+  }
+}
+property "the error of the attempt compact carried warns" {
+  always_emits = "notify"
+  with         = { level = "warning" }
+  on           = "attempt_error"
+  when         = "event.attempt == scope.attempt"
+  after        = { effect = "compact" }
+  until        = { event = "attempt_error", when = "event.attempt == scope.attempt", inclusive = true }
+}
+`
+
+func TestHostEchoesTheAttemptCompactCarried(t *testing.T) {
+	load := func(attempt string) *rules.Policy {
+		p, diags := rules.Load(rules.Source{Name: "echo.hcl", Bytes: []byte(strings.Replace(echoPolicy, "%s", attempt, 1))})
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return p
+	}
+	r := verify.Check(load("7"), verify.Options{})
+	if !r.OK() || len(r.Holds) != 1 {
+		t.Fatalf("the policy that asks for the attempt it waits for: %+v", r.Findings)
+	}
+	var b strings.Builder
+	r.WriteText(&b)
+	if !strings.Contains(b.String(), "attempt_error.attempt the attempt the last compact effect carried, as the host echoes it") {
+		t.Errorf("the report does not say the attempt is echoed:\n%s", b.String())
+	}
+	bad := load("8")
+	r = verify.Check(bad, verify.Options{})
+	if len(r.Findings) != 1 || r.Findings[0].Name != "the error of the attempt compact carried warns" {
+		t.Fatalf("a compact carrying another attempt than the policy waits for: findings %+v", r.Findings)
+	}
+	f := &r.Findings[0]
+	if got := f.Trace[len(f.Trace)-1].Event["attempt"]; got != 8.0 {
+		t.Errorf("the failing callback carries attempt %v, want 8 (the one compact carried)", got)
+	}
+	replays(t, bad, f)
+	runFails(t, bad, f)
+	// Against the fixed policy the run passes: its compact carried 7, so
+	// the callback echoing 8 is none of its attempts.
+	runPasses(t, load("7"), f)
+}
+
+// An until marked inclusive keeps its event's own decision inside the
+// scope: the attempt's error must warn, and a repeated error of it (the
+// scope now closed) need not.
+func TestInclusiveUntilClosesAfterItsDecision(t *testing.T) {
+	src := strings.Replace(echoPolicy, "%s", "7", 1)
+	exclusive := strings.Replace(src, "inclusive = true", "inclusive = false", 1)
+	// Closed before its decision, the scope never sees the error it
+	// obliges: the property holds even for a policy that never warns.
+	silent := strings.Replace(exclusive, `level = "warning"`, `level = "info"`, 1)
+	q, diags := rules.Load(rules.Source{Name: "echo.hcl", Bytes: []byte(silent)})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if r := verify.Check(q, verify.Options{}); !r.OK() {
+		t.Fatalf("an exclusive until closes the scope before the error: %+v", r.Findings)
+	}
+	silentIncl := strings.Replace(src, `level = "warning"`, `level = "info"`, 1)
+	q, diags = rules.Load(rules.Source{Name: "echo.hcl", Bytes: []byte(silentIncl)})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if r := verify.Check(q, verify.Options{}); r.OK() {
+		t.Fatal("an inclusive until keeps the error inside the scope: a policy that never warns must fail")
+	}
+}

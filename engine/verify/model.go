@@ -21,6 +21,10 @@ type node struct {
 	window int   // the host's window is "w<window>"
 	now    int64 // the host clock
 	counts []int // per property; used by at_most
+	// hist is what open scopes remember (scope.go), echo the attempts
+	// the host was given to echo (host.go).
+	hist   []lang.Value
+	echo   echoes
 	parent int   // -1 for the initial node
 	via    *step // how the parent reached it
 	depth  int
@@ -155,10 +159,14 @@ func (m *model) key(buf []byte, n *node) []byte {
 		}
 		b = append(b, '|')
 	}
-	for _, c := range n.counts {
+	for pi, c := range n.counts {
+		if m.layout[pi].timed {
+			c = m.scopeState(pi, n)
+		}
 		b = append(strconv.AppendInt(b, int64(c), 10), ',')
 	}
-	return b
+	b = m.histKey(b, n, maxID)
+	return n.echo.key(b, maxID)
 }
 
 // appendNum appends x as lang.FormatNum writes it, without a string for
@@ -240,6 +248,9 @@ func (m *model) events(n *node) []*eventSet {
 			host.frame[winAt], host.frame[nowAt] = win, now
 		}
 		read, nRule := m.readFor(k, n)
+		// An event that echoes an effect's attempt takes the attempts the
+		// host was given (host.go); another id fact, the state's ids.
+		evIDs, echoing := n.echo.ids(name, m.bare)
 		var key strings.Builder
 		key.WriteString(name)
 		key.WriteByte('|')
@@ -252,20 +263,26 @@ func (m *model) events(n *node) []*eventSet {
 			if len(m.dom.dynamic[f]) > 0 {
 				key.WriteString(m.dom.dynamicKey(f, n.vals))
 			}
-			if m.dom.idFacts[f] {
-				if ids == nil {
-					ids = m.ids(n)
+			if m.dom.idFacts[f] || (echoing && f == echoFact) {
+				if !echoing {
+					if ids == nil {
+						ids = m.ids(n)
+					}
+					evIDs = ids
 				}
-				key.WriteString(fmt.Sprint(ids))
+				key.WriteString(fmt.Sprint(evIDs))
 			}
 		}
 		ctx := key.String()
 		set, ok := m.evCache[ctx]
 		if !ok {
-			if ids == nil {
-				ids = m.ids(n)
+			if !echoing {
+				if ids == nil {
+					ids = m.ids(n)
+				}
+				evIDs = ids
 			}
-			set = m.build(name, read, n, ids)
+			set = m.build(name, read, n, evIDs)
 			if m.cacheBytes < m.opts.MaxBytes/4 {
 				m.evCache[ctx] = set
 				b := int64(len(ctx)) + int64(len(set.ins))*(variantBytes+4*int64(len(read)))
@@ -439,11 +456,14 @@ func (m *model) build(name string, read []string, n *node, ids []any) *eventSet 
 		switch {
 		case f == factWindow || f == factNow:
 			axis = []any{nil}
-		case m.dom.idFacts[f]:
+		case m.dom.idFacts[f] || (f == echoFact && echoed(name+"."+f)):
 			if vals := m.dom.perEvent[name+"."+f]; len(vals) > 0 && m.dom.how[name+"."+f] == declared {
 				axis = vals
 			} else {
 				axis = ids
+			}
+			if len(axis) == 0 {
+				return set // an attempt callback before any attempt: none
 			}
 		default:
 			vals, _ := m.dom.domain(name, f)
@@ -546,7 +566,7 @@ type threshold struct {
 func (m *model) thresholdFacts(def *contract.Event, read []string, sizes []int, n *node) []threshold {
 	var out []threshold
 	for i, f := range read {
-		if m.dom.idFacts[f] || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
+		if m.dom.idFacts[f] || echoed(def.Name+"."+f) || f == factNow || m.dom.how[f] == declared || m.dom.how[def.Name+"."+f] == declared {
 			continue
 		}
 		if _, isNum := toFloat(defaults()[def.Name][f]); !isNum {

@@ -78,7 +78,9 @@ func (m *model) partsOf(w *lang.Program) []part {
 	var out []part
 	for _, p := range progs {
 		facts := m.dom.an.info(p.Source).facts
-		only := p.B != nil && !slices.ContainsFunc(facts, func(f string) bool { return f != factWindow && f != factNow })
+		// A conjunct reading what a scope remembers (scope.NAME) is
+		// evaluated on more than the slots: never state-only.
+		only := p.B != nil && !slices.ContainsFunc(facts, func(f string) bool { return f != factWindow && f != factNow }) && !readsScope(p.Source)
 		out = append(out, part{prog: p, facts: facts, stateOnly: only})
 	}
 	return out

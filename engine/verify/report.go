@@ -44,8 +44,9 @@ type Result struct {
 	// Bound names the bound that cut the exploration, when one did.
 	Bound *Bound `json:"bound,omitempty"`
 	// ExactSlots names the slots grown from state that verify keeps exact
-	// (their uses allow no sound abstraction): an exploration that does not
-	// end is most likely theirs.
+	// (their uses allow no sound abstraction); in an incomplete result,
+	// only those still taking new values at the deepest level explored,
+	// where an exploration that does not end is most likely theirs.
 	ExactSlots []string `json:"exact_slots,omitempty"`
 	// Params are the param values in force, for which the result holds.
 	Params   map[string]any `json:"params,omitempty"`
@@ -356,7 +357,7 @@ func (r *Result) WriteText(w io.Writer) {
 	case r.Incomplete:
 		hint := "declare narrower fact domains in a verify block, or bound it with --depth"
 		if len(r.ExactSlots) > 0 {
-			hint = "slots " + strings.Join(r.ExactSlots, ", ") + " grow and are kept exact (used other than in comparisons with constants or for equality), so their values may have no end; " + hint
+			hint = "slots " + strings.Join(r.ExactSlots, ", ") + " were still taking new values when it stopped and are kept exact (used other than in comparisons with constants or for equality), so their values may have no end; " + hint
 		}
 		bound = fmt.Sprintf(" (incomplete: the exploration stopped at %s; the properties were checked on the %d states explored only — %s)", r.Bound, r.States, hint)
 		verb = "not violated in those states"

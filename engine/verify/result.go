@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/resetpolicy/resetpolicy/rules"
+	"github.com/resetpolicy/resetpolicy/rules/lang"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -16,6 +17,9 @@ import (
 func (m *model) result() *Result {
 	r := &Result{Policy: m.p.Name, States: len(m.nodes), Transitions: m.transitions, Bounded: m.bounded, Incomplete: m.incomplete, Bound: m.bound, Warnings: m.warnings, HiddenWarnings: m.hiddenWarnings,
 		Holds: []string{}, Findings: []Finding{}, ExactSlots: m.shape.exact}
+	if m.incomplete {
+		r.ExactSlots = m.growing()
+	}
 	if len(m.p.Params) > 0 {
 		r.Params = map[string]any{}
 		for _, x := range m.p.Params {
@@ -248,4 +252,40 @@ func ctyLiteral(v cty.Value) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return strconv.Quote(v.GoString())
+}
+
+// growing names the slots kept exact that were still taking new values
+// when a bound cut the exploration: a value held at the deepest level
+// explored that no shallower state held. Only those can be blamed for an
+// exploration that does not end; an exact slot that stopped growing (a
+// failure count at its limit) is not named.
+func (m *model) growing() []string {
+	deepest := 0
+	for _, n := range m.nodes {
+		deepest = max(deepest, n.depth)
+	}
+	var out []string
+	for _, name := range m.shape.exact {
+		si := slices.IndexFunc(m.p.Slots, func(s *rules.Slot) bool { return s.Name == name })
+		if si < 0 {
+			continue
+		}
+		before := map[string]bool{}
+		for _, n := range m.nodes {
+			if n.depth < deepest {
+				before[valueKey(n.vals[si])] = true
+			}
+		}
+		for _, n := range m.nodes {
+			if n.depth == deepest && !before[valueKey(n.vals[si])] {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func valueKey(v lang.Value) string {
+	return fmt.Sprintf("%v|%q|%v", v.Num, v.Str, v.Bool)
 }

@@ -122,6 +122,17 @@ type model struct {
 	tparts                map[tkey][]tpart
 	userInputAt, reasonAt []int
 	hasInvariants         bool
+	// layout, per scoped property, is where its scope's memory is kept in
+	// node.hist (histLen values in all); sv, dl and evalState are scratch
+	// (scope.go).
+	layout    []scopeLayout
+	inclusive []bool // per property: an until marker is inclusive
+	histLen   int
+	sv        []lang.Value
+	dl        float64 // the deadline of the timed scope in sv
+	evalState []lang.Value
+	// bare: per echoed effect, some rule emits it without an attempt.
+	bare *[2]bool
 }
 
 type edge struct {
@@ -184,6 +195,8 @@ func Check(p *rules.Policy, opts Options) *Result {
 	}
 	m.x = expansion{byHash: map[uint64][]int{}, classes: map[string]struct{}{}, invChecked: map[uint64]bool{}, seed: maphash.MakeSeed()}
 	m.indexProperties()
+	m.initScopes()
+	m.bare = bareEffects(p)
 	m.readersOf()
 	m.ruleReadersOf()
 	m.hasInvariants = slices.ContainsFunc(p.Properties, func(pr *rules.Property) bool { return pr.Kind == rules.Always && pr.Always != nil })
@@ -200,7 +213,7 @@ func Check(p *rules.Policy, opts Options) *Result {
 			m.reached = append(m.reached, nil)
 		}
 	}
-	root := &node{vals: initial, window: 1, counts: make([]int, len(p.Properties)), parent: -1}
+	root := &node{vals: initial, window: 1, counts: make([]int, len(p.Properties)), hist: make([]lang.Value, m.histLen), echo: noEchoes, parent: -1}
 	m.add(root)
 	if in, err := instanceOf(&contract.Events[0], map[string]any{"event": contract.Events[0].Name}); err == nil {
 		m.checkAlways(0, root, &in, nil)
@@ -411,24 +424,26 @@ func (m *model) checkEffects(i int, n *node, in *instance, st *step) {
 		if (pr.Kind == rules.Never) != emitted {
 			continue
 		}
+		var w *lang.Program
 		if pr.When != nil {
-			w := pr.When[in.ev.Name()]
+			w = pr.When[in.ev.Name()]
 			if w == nil {
 				w = pr.When[""]
 			}
-			if w == nil || !m.holdsIn(w, in, n.vals) {
+			if w == nil {
 				continue
 			}
 		}
 		scope := ""
 		if pr.Scoped() {
-			if pr.Kind == rules.Never && !m.emittedInScope(pi, pr, n, in, st) {
-				continue
-			}
-			if pr.Kind == rules.AlwaysEmits && !m.openAtEvent(pi, pr, n, in) {
+			// The condition may read what the scope remembers: it is
+			// evaluated where the scope is open.
+			if !m.scopeBreaks(pi, pr, w, n, in, st) {
 				continue
 			}
 			scope = " " + pr.ScopeText()
+		} else if w != nil && !m.holdsIn(w, in, n.vals) {
+			continue
 		}
 		if pr.Kind == rules.Never {
 			m.report(pr.Name, KindProperty, fmt.Sprintf("%s yields %s%s", in.ev.Name(), pr.Effect, scope), i, st)
@@ -437,16 +452,28 @@ func (m *model) checkEffects(i int, n *node, in *instance, st *step) {
 			m.report(pr.Name, KindProperty, fmt.Sprintf("%s does not yield %s%s", in.ev.Name(), effectText(pr), scope), i, st)
 			m.found[pr.Name].Assert = anyAssert(pr)
 		}
+		if f := m.found[pr.Name]; pr.Scoped() {
+			if g := m.openerGuard(pi, pr, f.Trace); g != "" {
+				f.Assert = "(" + f.Assert + ") || " + g
+			}
+		}
 	}
 }
 
 // count updates the at_most counters after a decision; a reset the host
 // could not carry out does not count.
-func (m *model) count(out []int, i int, n *node, in *instance, st *step, newWindow bool) []int {
+func (m *model) count(out []int, hist []lang.Value, i int, n *node, in *instance, st *step, newWindow bool) ([]int, []lang.Value) {
 	out = append(out[:0], n.counts...)
+	hist = append(hist[:0], n.hist...)
 	for pi, pr := range m.props {
 		if pr.Scoped() {
-			out[pi] = m.scopeAfter(pi, pr, n, in, st, newWindow)
+			if pj := m.layout[pi].same; pj >= 0 {
+				// The same scope as an earlier property's, and the same
+				// history: the same state.
+				out[pi] = out[pj]
+				continue
+			}
+			out[pi] = m.scopeAfter(pi, pr, n, in, st, newWindow, hist)
 			continue
 		}
 		if pr.Kind != rules.AtMost {
@@ -472,7 +499,7 @@ func (m *model) count(out []int, i int, n *node, in *instance, st *step, newWind
 			out[pi] = 0
 		}
 	}
-	return out
+	return out, hist
 }
 
 func (m *model) endsCycle(pr *rules.Property, n *node, in *instance) bool {
@@ -597,143 +624,4 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 	}
 	m.found[name] = &Finding{Name: name, Kind: kind, Message: msg, Trace: m.trace(steps)}
 	m.order = append(m.order, name)
-}
-
-// A scoped property's state is its counter: scopeClosed, scopeArmed
-// (after's first part came, its then not yet) or scopeOpen. verify keeps
-// it from the events and effects themselves (rules/history.go says when
-// each marker takes effect), never from the policy's slots.
-const (
-	scopeClosed = 0
-	scopeArmed  = 1
-	scopeOpen   = 2
-)
-
-// atEvent: the scope's state when the event's effects begin, its event
-// markers applied.
-func (m *model) atEvent(pi int, pr *rules.Property, n *node, in *instance) int {
-	state := n.counts[pi]
-	if m.markerEvent(pr.Until, n, in) {
-		state = scopeClosed
-	}
-	if state == scopeArmed {
-		// A then is the next event of its name: the scope opens when that
-		// event meets its condition, and is disarmed when it does not, or
-		// when one of the then's unless comes first.
-		name := in.ev.Name()
-		seen, met, disarm := false, false, false
-		for _, mk := range pr.After {
-			t := mk.Then
-			if t == nil || t.Event == "" {
-				continue
-			}
-			disarm = disarm || slices.Contains(t.Unless, name)
-			if t.Event == name {
-				seen = true
-				met = met || m.markerEvent([]*rules.Marker{t}, n, in)
-			}
-		}
-		switch {
-		case met:
-			state = scopeOpen
-		case seen || disarm:
-			state = scopeClosed
-		}
-	}
-	for _, mk := range pr.After {
-		if mk.Event != "" && m.markerEvent([]*rules.Marker{mk}, n, in) {
-			state = opened(mk, state)
-		}
-	}
-	return state
-}
-
-// opened is the state after an after marker's first part: open, or armed
-// for its then.
-func opened(mk *rules.Marker, state int) int {
-	if mk.Then == nil {
-		return scopeOpen
-	}
-	return max(state, scopeArmed)
-}
-
-// openAtEvent: whether the scope is open when the event's effects begin.
-func (m *model) openAtEvent(pi int, pr *rules.Property, n *node, in *instance) bool {
-	return m.atEvent(pi, pr, n, in) == scopeOpen
-}
-
-// emittedInScope: an effect of the ban is emitted while the scope is open,
-// its effect markers applied in order (an effect that opens the scope is
-// not itself inside it).
-func (m *model) emittedInScope(pi int, pr *rules.Property, n *node, in *instance, st *step) bool {
-	state := m.atEvent(pi, pr, n, in)
-	for _, e := range st.effects {
-		if state == scopeOpen && matches(pr, e) {
-			return true
-		}
-		state = m.effectMoves(pr, e, st, state)
-	}
-	return false
-}
-
-// effectMoves applies one effect's markers to the scope. A reset the host
-// could not carry out is no marker, as it counts for no at_most.
-func (m *model) effectMoves(pr *rules.Property, e engine.Effect, st *step, state int) int {
-	if st.failed && (e.Name == "commit_reset" || e.Name == "provide_reset") {
-		return state
-	}
-	if markerEffect(pr.Until, e) {
-		state = scopeClosed
-	}
-	if state == scopeArmed {
-		for _, mk := range pr.After {
-			if t := mk.Then; t != nil && t.Effect != "" && markerEffect([]*rules.Marker{t}, e) {
-				state = scopeOpen
-			}
-		}
-	}
-	for _, mk := range pr.After {
-		if mk.Effect != "" && markerEffect([]*rules.Marker{mk}, e) {
-			state = opened(mk, state)
-		}
-	}
-	return state
-}
-
-// scopeAfter is the scope's state after the decision: its event markers,
-// then its effects in order, then the end of the window or run.
-func (m *model) scopeAfter(pi int, pr *rules.Property, n *node, in *instance, st *step, newWindow bool) int {
-	state := m.atEvent(pi, pr, n, in)
-	for _, e := range st.effects {
-		state = m.effectMoves(pr, e, st, state)
-	}
-	if (pr.Within == "window" && newWindow) || (pr.Within == "run" && in.ev.Name() == "settled") {
-		state = scopeClosed
-	}
-	return state
-}
-
-// markerEvent: the event is one of the markers' events and its condition
-// holds on the state before it.
-func (m *model) markerEvent(ms []*rules.Marker, n *node, in *instance) bool {
-	for _, mk := range ms {
-		if mk.Event == in.ev.Name() && (mk.When == nil || m.holdsIn(mk.When, in, n.vals)) {
-			return true
-		}
-	}
-	return false
-}
-
-// markerEffect: the effect is one of the markers' effects, with their
-// arguments.
-func markerEffect(ms []*rules.Marker, e engine.Effect) bool {
-	for _, mk := range ms {
-		if mk.Effect == "" || e.Name != mk.Effect {
-			continue
-		}
-		if argsMatch(mk.With, e) {
-			return true
-		}
-	}
-	return false
 }
