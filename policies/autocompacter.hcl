@@ -1321,11 +1321,24 @@ verify {
 }
 
 # seed 002 line 20 "The extension waits 10 seconds after a checkpoint. This
-# cooldown prevents repeated requests without new work."
+# cooldown prevents repeated requests without new work." Stated by the
+# host's clock: for cooldown_ms from the moment the checkpoint is saved
+# (not from when it starts), no checkpoint at a turn boundary, until new
+# work (a completed turn with tool results, a user prompt) ends the
+# cooldown. Which summary saves the checkpoint in flight is read from the
+# policy's phase and checkpoint_id: a scope opened at the checkpoint effect
+# and closed at the summary echoing its attempt keeps a second history
+# beside the policy's, and verify's states of this policy would more than
+# double.
 property "no checkpoint inside the cooldown" {
-  never = "checkpoint"
-  on    = "turn_end"
-  when  = "event.now_ms < state.cooldown_until"
+  never     = "checkpoint"
+  on        = "turn_end"
+  after     = { event = "summary_done", when = "event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" }
+  within_ms = "param.cooldown_ms"
+  until = [
+    { event = "turn_end", when = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0" },
+    { event = "request", when = "event.user_input" },
+  ]
 }
 
 # seed 002 line 14 "The extension sends each level once per cycle. This
@@ -1356,11 +1369,23 @@ property "the warning at most once per cycle" {
   }
 }
 
-# seed 002 line 26 "Three failures pause automatic attempts."
+# seed 002 line 26 "Three failures pause automatic attempts." The failures
+# in a row are counted over the summaries, not the policy's failures slot:
+# the scope opens at each failed summary of the checkpoint in flight (an
+# aborted one or one that found the session compact already is no
+# failure) and closes at a saved one or at /autocompacter, which clears
+# them (line 26); scope.openings is the failures in a row. Which summary
+# answers the checkpoint in flight, and that a checkpoint is a requested
+# one (not paused), are read from the policy's slots.
 property "automatic attempts pause after three failures" {
   never = "checkpoint"
   on    = "turn_end"
-  when  = "state.request == 'none' && state.failures >= param.failure_limit"
+  when  = "state.request == 'none' && scope.openings >= param.failure_limit"
+  after = { event = "summary_done", when = "!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" }
+  until = [
+    { event = "summary_done", when = "event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" },
+    { event = "command", when = "event.name == 'autocompacter' && nfields(event.args) == 0" },
+  ]
 }
 
 # seed 002 line 26 "Three failures pause automatic attempts": Pi's threshold
@@ -1368,15 +1393,26 @@ property "automatic attempts pause after three failures" {
 property "automatic attempts pause after three failures, at Pi's threshold too" {
   never = "checkpoint"
   on    = "before_compact"
-  when  = "state.failures >= param.failure_limit"
+  when  = "scope.openings >= param.failure_limit"
+  after = { event = "summary_done", when = "!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" }
+  until = [
+    { event = "summary_done", when = "event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" },
+    { event = "command", when = "event.name == 'autocompacter' && nfields(event.args) == 0" },
+  ]
 }
 
 # seed 002 line 26 "Retry delays are 5, 10, and 20 seconds": no checkpoint
-# answers Pi's threshold compaction before the retry time.
+# answers Pi's threshold compaction before the retry delay of the failures
+# in a row, by the host's clock from the failed summary.
 property "no checkpoint at Pi's threshold before the retry delay" {
-  never = "checkpoint"
-  on    = "before_compact"
-  when  = "event.now_ms < state.retry_at"
+  never     = "checkpoint"
+  on        = "before_compact"
+  within_ms = "param.retry_delays_ms[min(scope.openings, len(param.retry_delays_ms)) - 1]"
+  after     = { event = "summary_done", when = "!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" }
+  until = [
+    { event = "summary_done", when = "event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" },
+    { event = "command", when = "event.name == 'autocompacter' && nfields(event.args) == 0" },
+  ]
 }
 
 # seed 002 line 18 "It compacts at the active force limit": Pi's threshold
@@ -1389,11 +1425,18 @@ property "no checkpoint for Pi's compaction below the force limit, at overflow o
 }
 
 # seed 002 line 26 "Retry delays are 5, 10, and 20 seconds. The delay
-# applies when a later turn reaches its boundary."
+# applies when a later turn reaches its boundary." The n-th failure in a
+# row (scope.openings, counted as above) waits retry_delays_ms[n-1], the
+# last entry repeating, by the host's clock from the failed summary.
 property "no checkpoint at a turn boundary before the retry delay" {
-  never = "checkpoint"
-  on    = "turn_end"
-  when  = "event.now_ms < state.retry_at"
+  never     = "checkpoint"
+  on        = "turn_end"
+  within_ms = "param.retry_delays_ms[min(scope.openings, len(param.retry_delays_ms)) - 1]"
+  after     = { event = "summary_done", when = "!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" }
+  until = [
+    { event = "summary_done", when = "event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id" },
+    { event = "command", when = "event.name == 'autocompacter' && nfields(event.args) == 0" },
+  ]
 }
 
 # seed 002 line 32-38 "The active force limit is the smallest of ... The

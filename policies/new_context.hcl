@@ -488,9 +488,20 @@ verify {
 # seed 001 line 10 "agent_settled | If idle and an explicit request is
 # pending, create one identified attempt": a new attempt starts only when
 # none is in flight.
+# Stated over the compact effects and the callbacks echoing their attempt:
+# from a compact until its completion or error (or the session change or
+# switch that invalidates it), no second compact.
 property "at most one attempt in flight" {
   never = "compact"
-  when  = "state.attempt != 'none'"
+  after = { effect = "compact" }
+  until = [
+    { event = "attempt_complete", when = "event.attempt == scope.attempt" },
+    { event = "attempt_error", when = "event.attempt == scope.attempt" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
 }
 
 # seed 001 line 10: the attempt is requested at agent_settled, when idle.
@@ -508,10 +519,22 @@ property "a pending request starts its attempt when the run settles idle" {
 }
 
 # seed 001 line 14 "Identity checks reject callbacks from older attempts."
+# Stated over the attempt the compact effect carried, which the host
+# echoes: while it is in flight, a completion carrying another attempt
+# never continues.
 property "a stale attempt never continues" {
   never = "continue"
   on    = "attempt_complete"
-  when  = "event.attempt != state.attempt_id"
+  when  = "event.attempt != scope.attempt"
+  after = { effect = "compact" }
+  until = [
+    { event = "attempt_complete", when = "event.attempt == scope.attempt", inclusive = true },
+    { event = "attempt_error", when = "event.attempt == scope.attempt" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
 }
 
 # seed 001 line 12 "send continuation only for a confirmed boundary when
@@ -521,10 +544,19 @@ property "a continuation only when idle with nothing queued" {
   when  = "event.queued || !event.idle"
 }
 
+# Between compact and the compact_done that echoes its attempt the boundary
+# is not confirmed: no completion continues.
 property "a continuation only for a confirmed boundary" {
   never = "continue"
   on    = "attempt_complete"
-  when  = "state.attempt != 'confirmed'"
+  after = { effect = "compact" }
+  until = [
+    { event = "compact_done", when = "event.attempt == scope.attempt" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
 }
 
 # seed 001 line 13 "Attempt onError ... Clear attempt/request, warn, retain
@@ -609,36 +641,94 @@ property "the new_context tool returns terminal output" {
 # seed 001 line 18 "Pi also determines compaction eligibility before the
 # extension hook; an uncompactable session produces a warning and waits for
 # a new prompt": a run that settles with an overflow no compaction hook
-# answered warns, and schedules nothing.
+# answered warns, and schedules nothing. Stated over the events: from an
+# overflowed turn until a compaction hook, a completed turn, a session
+# change or the switch; the settlement is inside and ends it.
 property "an uncompactable overflow warns when the run settles" {
   always_emits = "notify"
   with         = { level = "warning" }
   on           = "settled"
-  when         = "state.overflow == 'unanswered' && event.enabled && !event.aborted"
+  when         = "event.enabled && !event.aborted"
+  after        = { event = "turn_end", when = "event.enabled && event.outcome == 'error' && event.error == 'overflow'" }
+  until = [
+    { event = "before_compact" },
+    { event = "compact_failed" },
+    { event = "turn_end", when = "event.outcome == 'completed' && !event.synthetic_abort" },
+    { event = "settled", inclusive = true },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle" },
+  ]
+}
+
+# seed 001 line 14 "Shutdown / start / tree / toggle off | Invalidate
+# outstanding attempt. Identity checks reject callbacks from older
+# attempts": from a session change or the switch turned off until the next
+# compact, no completion continues, whatever attempt it carries. Stated
+# over the events, so a policy that keeps the attempt in flight across a
+# session change (a composed policy that disables the invalidating rule,
+# which has no effect of its own) is caught.
+property "an attempt invalidated by a session change or the switch never continues" {
+  never = "continue"
+  on    = "attempt_complete"
+  after = [
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
+  until = { effect = "compact" }
 }
 
 # seed 001 line 13 "Attempt onError or synchronous throw | Clear
-# attempt/request, warn, retain history": the error of the outstanding
-# attempt always warns. The attempt is named by the policy's attempt_id:
-# verify's host does not echo the attempt a compact effect carried
-# (docs/verify.md, "What the tables cannot state yet"), so the property
-# cannot name it by the effect.
+# attempt/request, warn, retain history": the error of the attempt compact
+# carried (the host echoes it) warns. The error itself is inside the
+# scope (inclusive), and closes it: a repeated callback warns no more.
 property "an attempt error warns" {
   always_emits = "notify"
   with         = { level = "warning" }
   on           = "attempt_error"
-  when         = "state.attempt != 'none' && event.attempt == state.attempt_id"
+  when         = "event.attempt == scope.attempt"
+  after        = { effect = "compact" }
+  until = [
+    { event = "attempt_error", when = "event.attempt == scope.attempt", inclusive = true },
+    { event = "attempt_complete", when = "event.attempt == scope.attempt" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
 }
 
 # seed 001 line 10 "create one identified attempt and request ctx.compact";
-# line 14 "Identity checks reject callbacks from older attempts": the
-# attempt the policy waits for is the one compact carried, the number last
-# handed out (settled_starts_one_identified_attempt gives compact
-# attempt_seq + 1 and keeps it as attempt_seq). An invariant over the slots,
-# for the same reason as above: stated over the effect, it needs the host to
-# echo the effect's attempt.
+# line 12 "Consume attempt; send continuation only for a confirmed boundary
+# when idle with no queued messages"; line 14 "Identity checks reject
+# callbacks from older attempts": the attempt the policy waits for is the
+# one compact carried. Once the compact_done echoing it confirmed the
+# boundary, its completion, idle with nothing queued, continues. (A
+# compact_done of another compaction before it disarms the scope: then
+# the sentence is not checked on that run.)
 property "the attempt in flight is the one compact carried" {
-  always = "state.attempt == 'none' || state.attempt_id == state.attempt_seq"
+  always_emits = "continue"
+  on           = "attempt_complete"
+  when         = "event.attempt == scope.attempt && event.idle && !event.queued"
+  after = {
+    effect = "compact"
+    then = {
+      event  = "compact_done"
+      when   = "event.attempt == scope.attempt"
+      unless = ["attempt_complete", "attempt_error", "session_start", "session_tree", "session_shutdown", "toggle"]
+    }
+  }
+  until = [
+    { event = "attempt_complete", when = "event.attempt == scope.attempt", inclusive = true },
+    { event = "attempt_error", when = "event.attempt == scope.attempt" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
 }
 
 # seed 001 line 18 "The completion callback is the scheduling boundary:

@@ -1433,22 +1433,23 @@ property "/wipe-memory sends its own warning, never the budget's" {
 # after queued messages drain, and the committed reset stops the run instead
 # of continuing in the fresh window"; line 46 "a manual request converts a
 # pending tool request into a settle-committed stop".
-# The condition on the request slots only leaves out orders verify explores
-# and Pi never produces: a settlement whose reset the host could not carry
-# out (no marker: the scope stays open), then, with no settled between them,
-# a second settlement, or a tool call or a request and a settlement with no
-# turn_end. It reads the phase, not who asked: a close-out /wipe-memory
-# left with another source than manual is still held to commit.
+# Stated over what the policy did: from the manual warning it sent until
+# the close-out commits, fails or is dropped. The settlement that must
+# commit is inside the scope and ends it, whatever it did (an until marked
+# inclusive): a reset the host could not carry out is no marker, and
+# without it the scope stayed open into orders verify explores and Pi never
+# produces (a second settlement with no settled between them), which the
+# property used to leave out by reading the request slots.
 property "a /wipe-memory close-out commits and stops the run when it settles" {
   always_emits = "commit_reset"
   with         = { stop = true }
   on           = "before_settle"
-  when         = "event.outcome == 'completed' && event.enabled && !event.queued && state.request == 'close-out' && state.request_source != 'automatic'"
+  when         = "event.outcome == 'completed' && event.enabled && !event.queued"
   after        = { effect = "inject", with = { message = "manual_checkpoint_warning" } }
   until = [
     { effect = "commit_reset" },
     { event = "turn_end", when = "event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')" },
-    { event = "before_settle", when = "event.outcome == 'aborted' || (!event.queued && (event.outcome != 'completed' || !event.enabled))" },
+    { event = "before_settle", when = "event.outcome == 'aborted' || !event.queued", inclusive = true },
     { event = "settled" },
     { event = "session_start" },
     { event = "session_tree" },

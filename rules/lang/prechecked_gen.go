@@ -8,26 +8,39 @@ var prechecked = []precheckedEnv{
 	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,aborted:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
-			"state.overflow == 'unanswered' && event.enabled && !event.aborted",
 			"state.request == 'pending' && state.attempt == 'none' && event.idle && event.enabled && !event.aborted",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,error:4,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,aborted:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
-			"state.attempt != 'none' && event.attempt == state.attempt_id",
+			"event.enabled && !event.aborted",
 		},
 	},
 	{
-		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,error:4,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,attempt:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
-			"event.attempt != state.attempt_id",
+			"event.attempt == scope.attempt",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,attempt:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,attempt:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.attempt != scope.attempt",
+			"event.attempt == scope.attempt",
+			"event.attempt == scope.attempt && event.idle && !event.queued",
 		},
 	},
 	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,crosses_reset:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
 			"event.crosses_reset",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:4,dialog:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.name == 'autocompacter' && nfields(event.args) == 0",
 		},
 	},
 	{
@@ -45,9 +58,29 @@ var prechecked = []precheckedEnv{
 	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,ok:1,error:4,attempt:2,aborted:1,already_compact:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
 		srcs: []string{
+			"!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id",
 			"event.attempt != 0 && event.attempt != state.checkpoint_id",
 			"event.ok",
 			"event.ok && event.attempt == state.checkpoint_id && state.phase == 'summarizing'",
+			"event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,ok:1,error:4,attempt:2,aborted:1,already_compact:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,on:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"!event.on",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,on:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,attempt:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"!event.on",
 		},
 	},
 	{
@@ -57,7 +90,25 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,on:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,scope{opened_ms:2,openings:2,message:4,deliver:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"!event.on",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.enabled && event.outcome == 'error' && event.error == 'overflow'",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,message:4,deliver:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.outcome == 'completed' && !event.synthetic_abort",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"event.outcome == 'completed' && !event.synthetic_abort",
 		},
@@ -71,14 +122,18 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0",
+			"state.request == 'none' && scope.openings >= param.failure_limit",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(event.outcome == 'error' && event.error == 'overflow' && event.queued)",
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(state.request == 'close-out' && state.request_source == 'manual' && event.outcome == 'error')",
 			"event.error != 'overflow'",
-			"event.outcome != 'completed' || event.synthetic_abort",
-			"event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')",
-			"event.outcome == 'completed' && !event.synthetic_abort",
 			"event.outcome == 'completed' && !event.synthetic_abort && event.enabled && event.auto_reset && event.context_window - event.tokens <= event.reserve + param.reserve_margin && state.request != 'stop-pending'",
 			"event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')",
 			"event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))",
@@ -86,13 +141,32 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,scope{opened_ms:2,openings:2,message:4,deliver:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"event.outcome != 'completed' || event.synthetic_abort",
+			"event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')",
+			"event.outcome == 'completed' && !event.synthetic_abort",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
 			"event.outcome == 'aborted'",
-			"event.outcome == 'aborted' || (!event.queued && (event.outcome != 'completed' || !event.enabled))",
-			"event.outcome == 'completed' && event.enabled && !event.queued && state.request == 'close-out' && state.request_source != 'automatic'",
 			"state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'",
 			"state.request == 'close-out' && state.request_source == 'manual' && (state.overflow == 'pending' || state.overflow == 'pending-spent') && event.enabled && !event.queued && event.outcome != 'aborted'",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,scope{opened_ms:2,openings:2,message:4,deliver:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"event.outcome == 'aborted' || !event.queued",
+			"event.outcome == 'completed' && event.enabled && !event.queued",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,reason:4,attempt:2,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,attempt:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.attempt == scope.attempt",
 		},
 	},
 	{
@@ -224,6 +298,12 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,reason:4,will_retry:1,signal_aborted:1,after_reset:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"scope.openings >= param.failure_limit",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,",
 		srcs: []string{
 			"event.context_window - event.tokens",
@@ -257,9 +337,6 @@ var prechecked = []precheckedEnv{
 			"message.new_context_already_pending",
 			"message.new_context_off",
 			"message.uncompactable",
-			"state.attempt != 'confirmed'",
-			"state.attempt != 'none'",
-			"state.attempt == 'none' || state.attempt_id == state.attempt_seq",
 			"state.attempt_seq + 1",
 			"state.warning_draft",
 			"state.warning_draft != ''",
@@ -364,8 +441,6 @@ var prechecked = []precheckedEnv{
 			"active_warning == int(saved_warning * (active_force / saved_force)) && active_notice == min(int(saved_notice * (active_force / saved_force)), active_warning - 1)",
 			"event.now_ms + int(param.cooldown_ms)",
 			"event.now_ms + retry_delay_ms",
-			"event.now_ms < state.cooldown_until",
-			"event.now_ms < state.retry_at",
 			"false",
 			"message.already_compact",
 			"message.already_compacted",
@@ -386,16 +461,21 @@ var prechecked = []precheckedEnv{
 			"message.tool_requested",
 			"message.usage",
 			"min(state.failures + 1, int(param.failure_limit))",
+			"param.cooldown_ms",
 			"state.checkpoint_seq + 1",
 			"state.compacted",
-			"state.failures >= param.failure_limit",
 			"state.request != 'none'",
 			"state.request == 'none' && event.tokens < int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))",
-			"state.request == 'none' && state.failures >= param.failure_limit",
 			"string(saved_force)",
 			"string(saved_notice)",
 			"string(saved_warning)",
 			"true",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"param.retry_delays_ms[min(scope.openings, len(param.retry_delays_ms)) - 1]",
 		},
 	},
 	{
@@ -483,6 +563,12 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,user_input:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.user_input",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,user_input:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
 			"event.queued || event.user_input",
@@ -527,6 +613,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "!event.auto_compaction", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\x16\x02\x01\x06\x05event\x06\a\x16\x0fauto_compaction\x00\x00"},
 	{src: "!event.enabled", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\x0e\x02\x01\x06\x05event\x06\a\x0e\aenabled\x00\x00"},
 	{src: "!event.idle", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\v\x02\x01\x06\x05event\x06\a\v\x04idle\x00\x00"},
+	{src: "!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id", tree: "\x06\x06\x06\a\bVX\x02&&\b68\x02&&\b\x1c\x1e\x02&&\b\n\f\x02&&\a\x00\x01\x01!\n\a\t\x02\x01\x06\x05event\x06\a\t\x02ok\x00\x00\a\r\x0e\x01!\n\x14\x1b\x02\x0e\x13\x05event\x06\x14\x1b\aaborted\x00\x00\a\x1f \x01!\n&5\x02 %\x05event\x06&5\x0falready_compact\x00\x00\bEG\x02==\n?D\x029>\x05state\x06?D\x05phase\x00\x00\x06HU\vsummarizing\bgi\x02==\n_f\x02Y^\x05event\x06_f\aattempt\x00\x00\np}\x02jo\x05state\x06p}\rcheckpoint_id\x00\x00"},
 	{src: "!event.on", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\t\x02\x01\x06\x05event\x06\a\t\x02on\x00\x00"},
 	{src: "!event.queued", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\r\x02\x01\x06\x05event\x06\a\r\x06queued\x00\x00"},
 	{src: "!event.queued && !(event.enabled && event.auto_reset)", tree: "\x02\x03\x03\x03\b\x0e\x10\x02&&\a\x00\x01\x01!\n\a\r\x02\x01\x06\x05event\x06\a\r\x06queued\x00\x00\a\x11\x12\x01!\b!#\x02&&\n\x19 \x02\x13\x18\x05event\x06\x19 \aenabled\x00\x00\n*4\x02$)\x05event\x06*4\nauto_reset\x00\x00"},
@@ -559,7 +646,9 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.after_reset", tree: "\x00\x01\x01\x01\n\x06\x11\x02\x00\x05\x05event\x06\x06\x11\vafter_reset\x00\x00"},
 	{src: "event.after_reset && event.reason == 'manual'", tree: "\x02\x02\x02\x03\b\x12\x14\x02&&\n\x06\x11\x02\x00\x05\x05event\x06\x06\x11\vafter_reset\x00\x00\b\"$\x02==\n\x1b!\x02\x15\x1a\x05event\x06\x1b!\x06reason\x00\x00\x06%-\x06manual"},
 	{src: "event.attempt != 0 && event.attempt != state.checkpoint_id", tree: "\x03\x03\x03\x03\b\x13\x15\x02&&\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\x03\x11\x12\x00\b$&\x02!=\n\x1c#\x02\x16\x1b\x05event\x06\x1c#\aattempt\x00\x00\n-:\x02',\x05state\x06-:\rcheckpoint_id\x00\x00"},
-	{src: "event.attempt != state.attempt_id", tree: "\x01\x02\x02\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\n\x17!\x02\x11\x16\x05state\x06\x17!\nattempt_id\x00\x00"},
+	{src: "event.attempt != scope.attempt", tree: "\x01\x02\x02\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\n\x17\x1e\x02\x11\x16\x05scope\x06\x17\x1e\aattempt\x00\x00"},
+	{src: "event.attempt == scope.attempt", tree: "\x01\x02\x02\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\n\x17\x1e\x02\x11\x16\x05scope\x06\x17\x1e\aattempt\x00\x00"},
+	{src: "event.attempt == scope.attempt && event.idle && !event.queued", tree: "\x03\x04\x04\x04\b-/\x02&&\b\x1f!\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\n\x17\x1e\x02\x11\x16\x05scope\x06\x17\x1e\aattempt\x00\x00\n(,\x02\"'\x05event\x06(,\x04idle\x00\x00\a01\x01!\n7=\x0216\x05event\x067=\x06queued\x00\x00"},
 	{src: "event.attempt == state.attempt_id", tree: "\x01\x02\x02\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\n\x17!\x02\x11\x16\x05state\x06\x17!\nattempt_id\x00\x00"},
 	{src: "event.attempt == state.attempt_id && event.idle && !event.queued", tree: "\x03\x04\x04\x04\b02\x02&&\b\"$\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aattempt\x00\x00\n\x17!\x02\x11\x16\x05state\x06\x17!\nattempt_id\x00\x00\n+/\x02%*\x05event\x06+/\x04idle\x00\x00\a34\x01!\n:@\x0249\x05event\x06:@\x06queued\x00\x00"},
 	{src: "event.auto_compaction && remaining <= warning_at", tree: "\x02\x01\x03\x01\b\x16\x18\x02&&\n\x06\x15\x02\x00\x05\x05event\x06\x06\x15\x0fauto_compaction\x00\x00\b#%\x02<=\x02\x19\"\tremaining\x02&0\nwarning_at"},
@@ -612,16 +701,15 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.name == 'wipe_memory' && state.request_window == event.window_id", tree: "\x03\x03\x03\x04\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe_memory\b46\x02==\n%3\x02\x1f$\x05state\x06%3\x0erequest_window\x00\x00\n=F\x027<\x05event\x06=F\twindow_id\x00\x00"},
 	{src: "event.now_ms + int(param.cooldown_ms)", tree: "\x01\x02\x02\x02\b\r\x0e\x01+\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06now_ms\x00\x00\f\x0f\x12\x03int\x01\n\x19$\x02\x13\x18\x05param\x06\x19$\vcooldown_ms\x00\x00"},
 	{src: "event.now_ms + retry_delay_ms", tree: "\x01\x01\x02\x01\b\r\x0e\x01+\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06now_ms\x00\x00\x02\x0f\x1d\x0eretry_delay_ms"},
-	{src: "event.now_ms < state.cooldown_until", tree: "\x01\x02\x02\x02\b\r\x0e\x01<\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06now_ms\x00\x00\n\x15#\x02\x0f\x14\x05state\x06\x15#\x0ecooldown_until\x00\x00"},
-	{src: "event.now_ms < state.retry_at", tree: "\x01\x02\x02\x02\b\r\x0e\x01<\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06now_ms\x00\x00\n\x15\x1d\x02\x0f\x14\x05state\x06\x15\x1d\bretry_at\x00\x00"},
 	{src: "event.now_ms >= state.cooldown_until", tree: "\x01\x02\x02\x02\b\r\x0f\x02>=\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06now_ms\x00\x00\n\x16$\x02\x10\x15\x05state\x06\x16$\x0ecooldown_until\x00\x00"},
 	{src: "event.now_ms >= state.retry_at", tree: "\x01\x02\x02\x02\b\r\x0f\x02>=\n\x06\f\x02\x00\x05\x05event\x06\x06\f\x06now_ms\x00\x00\n\x16\x1e\x02\x10\x15\x05state\x06\x16\x1e\bretry_at\x00\x00"},
 	{src: "event.ok", tree: "\x00\x01\x01\x01\n\x06\b\x02\x00\x05\x05event\x06\x06\b\x02ok\x00\x00"},
 	{src: "event.ok && event.attempt == state.checkpoint_id && state.phase == 'summarizing'", tree: "\x04\x04\x04\x05\b13\x02&&\b\t\v\x02&&\n\x06\b\x02\x00\x05\x05event\x06\x06\b\x02ok\x00\x00\b\x1a\x1c\x02==\n\x12\x19\x02\f\x11\x05event\x06\x12\x19\aattempt\x00\x00\n#0\x02\x1d\"\x05state\x06#0\rcheckpoint_id\x00\x00\b@B\x02==\n:?\x0249\x05state\x06:?\x05phase\x00\x00\x06CP\vsummarizing"},
+	{src: "event.ok && state.phase == 'summarizing' && event.attempt == state.checkpoint_id", tree: "\x04\x04\x04\x05\b)+\x02&&\b\t\v\x02&&\n\x06\b\x02\x00\x05\x05event\x06\x06\b\x02ok\x00\x00\b\x18\x1a\x02==\n\x12\x17\x02\f\x11\x05state\x06\x12\x17\x05phase\x00\x00\x06\x1b(\vsummarizing\b:<\x02==\n29\x02,1\x05event\x0629\aattempt\x00\x00\nCP\x02=B\x05state\x06CP\rcheckpoint_id\x00\x00"},
 	{src: "event.outcome != 'completed' || event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1d\x1f\x02||\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&5\x02 %\x05event\x06&5\x0fsynthetic_abort\x00\x00"},
 	{src: "event.outcome == 'aborted'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted"},
 	{src: "event.outcome == 'aborted' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1b\x1d\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\a\x1e\x1f\x01!\n%4\x02\x1f$\x05event\x06%4\x0fsynthetic_abort\x00\x00"},
-	{src: "event.outcome == 'aborted' || (!event.queued && (event.outcome != 'completed' || !event.enabled))", tree: "\x05\x04\x04\x06\b\x1b\x1d\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\b-/\x02&&\a\x1f \x01!\n&,\x02 %\x05event\x06&,\x06queued\x00\x00\bNP\x02||\b?A\x02!=\n7>\x0216\x05event\x067>\aoutcome\x00\x00\x06BM\tcompleted\aQR\x01!\nX_\x02RW\x05event\x06X_\aenabled\x00\x00"},
+	{src: "event.outcome == 'aborted' || !event.queued", tree: "\x02\x02\x02\x03\b\x1b\x1d\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\a\x1e\x1f\x01!\n%+\x02\x1f$\x05event\x06%+\x06queued\x00\x00"},
 	{src: "event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')", tree: "\x06\x04\x04\a\b46\x02||\b\x1b\x1d\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\n$3\x02\x1e#\x05event\x06$3\x0fsynthetic_abort\x00\x00\bQS\x02&&\bFH\x02==\n>E\x028=\x05event\x06>E\aoutcome\x00\x00\x06IP\x05error\b`b\x02!=\nZ_\x02TY\x05event\x06Z_\x05error\x00\x00\x06cm\boverflow"},
 	{src: "event.outcome == 'completed'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00"},
@@ -631,10 +719,11 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.warned && event.tokens >= active_warning", tree: "\x06\x05\x06\x06\bY[\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\aKL\x01!\nRX\x02LQ\x05state\x06RX\x06warned\x00\x00\bik\x02>=\nbh\x02\\a\x05event\x06bh\x06tokens\x00\x00\x02lz\x0eactive_warning"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && event.auto_reset && event.context_window - event.tokens <= event.reserve + param.reserve_margin && state.request != 'stop-pending'", tree: "\n\t\t\v\b\xab\x01\xad\x01\x02&&\b\\^\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\nQ[\x02KP\x05event\x06Q[\nauto_reset\x00\x00\b\x83\x01\x85\x01\x02<=\btu\x01-\nes\x02_d\x05event\x06es\x0econtext_window\x00\x00\n|\x82\x01\x02v{\x05event\x06|\x82\x01\x06tokens\x00\x00\b\x94\x01\x95\x01\x01+\n\x8c\x01\x93\x01\x02\x86\x01\x8b\x01\x05event\x06\x8c\x01\x93\x01\areserve\x00\x00\n\x9c\x01\xaa\x01\x02\x96\x01\x9b\x01\x05param\x06\x9c\x01\xaa\x01\x0ereserve_margin\x00\x00\b\xbc\x01\xbe\x01\x02!=\n\xb4\x01\xbb\x01\x02\xae\x01\xb3\x01\x05state\x06\xb4\x01\xbb\x01\arequest\x00\x00\x06\xbf\x01\xcd\x01\fstop-pending"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && state.phase == 'idle' && !state.compacted && event.now_ms >= state.cooldown_until && event.now_ms >= state.retry_at && state.failures < param.failure_limit && event.tokens >= int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))", tree: "\x0f\x0f\x10\x11\b\xe7\x01\xe9\x01\x02&&\b\xbf\x01\xc1\x01\x02&&\b\x9d\x01\x9f\x01\x02&&\buw\x02&&\bac\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\bWY\x02==\nQV\x02KP\x05state\x06QV\x05phase\x00\x00\x06Z`\x04idle\ade\x01!\nkt\x02ej\x05state\x06kt\tcompacted\x00\x00\b\x85\x01\x87\x01\x02>=\n~\x84\x01\x02x}\x05event\x06~\x84\x01\x06now_ms\x00\x00\n\x8e\x01\x9c\x01\x02\x88\x01\x8d\x01\x05state\x06\x8e\x01\x9c\x01\x0ecooldown_until\x00\x00\b\xad\x01\xaf\x01\x02>=\n\xa6\x01\xac\x01\x02\xa0\x01\xa5\x01\x05event\x06\xa6\x01\xac\x01\x06now_ms\x00\x00\n\xb6\x01\xbe\x01\x02\xb0\x01\xb5\x01\x05state\x06\xb6\x01\xbe\x01\bretry_at\x00\x00\b\xd1\x01\xd2\x01\x01<\n\xc8\x01\xd0\x01\x02\xc2\x01\xc7\x01\x05state\x06\xc8\x01\xd0\x01\bfailures\x00\x00\n\xd9\x01\xe6\x01\x02\xd3\x01\xd8\x01\x05param\x06\xd9\x01\xe6\x01\rfailure_limit\x00\x00\b\xf7\x01\xf9\x01\x02>=\n\xf0\x01\xf6\x01\x02\xea\x01\xef\x01\x05event\x06\xf0\x01\xf6\x01\x06tokens\x00\x00\f\xfa\x01\xfd\x01\x03int\x01\f\xfe\x01\x81\x02\x03min\x03\x02\x82\x02\x8d\x02\vsaved_force\n\x95\x02\x9e\x02\x02\x8f\x02\x94\x02\x05param\x06\x95\x02\x9e\x02\tforce_cap\x00\x00\b\xb2\x02\xb3\x02\x01*\n\xa6\x02\xb1\x02\x02\xa0\x02\xa5\x02\x05param\x06\xa6\x02\xb1\x02\vforce_ratio\x00\x00\n\xba\x02\xc8\x02\x02\xb4\x02\xb9\x02\x05event\x06\xba\x02\xc8\x02\x0econtext_window\x00\x00"},
+	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0", tree: "\x04\x03\x03\x04\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMN\x01>\n@L\x02:?\x05event\x06@L\ftool_results\x00\x00\x03OP\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !cooled_down", tree: "\x05\x03\x04\x04\bQS\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMN\x01>\n@L\x02:?\x05event\x06@L\ftool_results\x00\x00\x03OP\x00\aTU\x01!\x02U`\vcooled_down"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && state.compacted", tree: "\x03\x03\x03\x04\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@I\x02:?\x05state\x06@I\tcompacted\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && state.draft_window == event.window_id", tree: "\x04\x04\x04\x05\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMO\x02==\n@L\x02:?\x05state\x06@L\fdraft_window\x00\x00\nV_\x02PU\x05event\x06V_\twindow_id\x00\x00"},
-	{src: "event.outcome == 'completed' && event.enabled && !event.queued && state.request == 'close-out' && state.request_source != 'automatic'", tree: "\a\x05\x05\b\b_a\x02&&\b?A\x02&&\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\a12\x01!\n8>\x0227\x05event\x068>\x06queued\x00\x00\bPR\x02==\nHO\x02BG\x05state\x06HO\arequest\x00\x00\x06S^\tclose-out\bwy\x02!=\nhv\x02bg\x05state\x06hv\x0erequest_source\x00\x00\x06z\x85\x01\tautomatic"},
+	{src: "event.outcome == 'completed' && event.enabled && !event.queued", tree: "\x03\x03\x03\x04\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\a12\x01!\n8>\x0227\x05event\x068>\x06queued\x00\x00"},
 	{src: "event.outcome == 'completed' && event.enabled && hard_reserve", tree: "\x03\x02\x03\x03\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\x021=\fhard_reserve"},
 	{src: "event.outcome == 'completed' && event.enabled && state.request_window == event.window_id", tree: "\x04\x04\x04\x05\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\bFH\x02==\n7E\x0216\x05state\x067E\x0erequest_window\x00\x00\nOX\x02IN\x05event\x06OX\twindow_id\x00\x00"},
 	{src: "event.outcome == 'completed' && state.request_window == event.window_id && event.enabled && !event.queued", tree: "\x05\x05\x05\x06\bY[\x02&&\bHJ\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_window\x00\x00\n>G\x028=\x05event\x06>G\twindow_id\x00\x00\nQX\x02KP\x05event\x06QX\aenabled\x00\x00\a\\]\x01!\nci\x02]b\x05event\x06ci\x06queued\x00\x00"},
@@ -660,6 +749,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.signal_aborted", tree: "\x00\x01\x01\x01\n\x06\x14\x02\x00\x05\x05event\x06\x06\x14\x0esignal_aborted\x00\x00"},
 	{src: "event.synthetic_abort", tree: "\x00\x01\x01\x01\n\x06\x15\x02\x00\x05\x05event\x06\x06\x15\x0fsynthetic_abort\x00\x00"},
 	{src: "event.tool_results > 0 || event.queued", tree: "\x02\x02\x02\x02\b\x17\x19\x02||\b\x13\x14\x01>\n\x06\x12\x02\x00\x05\x05event\x06\x06\x12\ftool_results\x00\x00\x03\x15\x16\x00\n &\x02\x1a\x1f\x05event\x06 &\x06queued\x00\x00"},
+	{src: "event.user_input", tree: "\x00\x01\x01\x01\n\x06\x10\x02\x00\x05\x05event\x06\x06\x10\nuser_input\x00\x00"},
 	{src: "event.user_input && !cooled_down", tree: "\x01\x01\x02\x01\b\x11\x13\x02&&\n\x06\x10\x02\x00\x05\x05event\x06\x06\x10\nuser_input\x00\x00\a\x14\x15\x01!\x02\x15 \vcooled_down"},
 	{src: "event.window_id", tree: "\x00\x01\x01\x01\n\x06\x0f\x02\x00\x05\x05event\x06\x06\x0f\twindow_id\x00\x00"},
 	{src: "false", tree: "\x00\x00\x00\x00\x05\x00\x05\x00"},
@@ -715,13 +805,12 @@ var preparsedTrees = []preparsedTree{
 	{src: "message.warning_notice", tree: "\x00\x01\x01\x01\n\b\x16\x02\x00\a\amessage\x06\b\x16\x0ewarning_notice\x00\x00"},
 	{src: "min(int(saved_notice * force_scale), active_warning - 1)", tree: "\x02\x00\x03\x00\f\x00\x03\x03min\x02\f\x04\a\x03int\x01\b\x15\x16\x01*\x02\b\x14\fsaved_notice\x02\x17\"\vforce_scale\b45\x01-\x02%3\x0eactive_warning\x0367\x02"},
 	{src: "min(state.failures + 1, int(param.failure_limit))", tree: "\x01\x02\x02\x02\f\x00\x03\x03min\x02\b\x13\x14\x01+\n\n\x12\x02\x04\t\x05state\x06\n\x12\bfailures\x00\x00\x03\x15\x16\x02\f\x18\x1b\x03int\x01\n\"/\x02\x1c!\x05param\x06\"/\rfailure_limit\x00\x00"},
+	{src: "param.cooldown_ms", tree: "\x00\x01\x01\x01\n\x06\x11\x02\x00\x05\x05param\x06\x06\x11\vcooldown_ms\x00\x00"},
+	{src: "param.retry_delays_ms[min(scope.openings, len(param.retry_delays_ms)) - 1]", tree: "\x01\x04\x03\x03\n\x15\x16\n\x06\x15\x02\x00\x05\x05param\x06\x06\x15\x0fretry_delays_ms\x00\x00\bFG\x01-\f\x16\x19\x03min\x02\n (\x02\x1a\x1f\x05scope\x06 (\bopenings\x00\x00\f*-\x03len\x01\n4C\x02.3\x05param\x064C\x0fretry_delays_ms\x00\x00\x03HI\x02\x00\x00"},
 	{src: "remaining <= reminder_at", tree: "\x01\x00\x02\x00\b\n\f\x02<=\x02\x00\t\tremaining\x02\r\x18\vreminder_at"},
 	{src: "remaining <= warning_at", tree: "\x01\x00\x02\x00\b\n\f\x02<=\x02\x00\t\tremaining\x02\r\x17\nwarning_at"},
 	{src: "retry_delay_ms == 0 ? ' The next automatic attempt can run at the next turn end.' : ' The next automatic attempt waits ' + (retry_delay_ms % 1000 == 0 ? string(retry_delay_ms / 1000) + ' s' : string(retry_delay_ms) + ' ms') + ': it runs at the first turn end after that.'", tree: "\b\x00\x04\x05\r\x8e\x02\x8f\x02\x01\b\x0f\x11\x02==\x02\x00\x0e\x0eretry_delay_ms\x03\x12\x13\x00\x06\x16Q9 The next automatic attempt can run at the next turn end.\b\xe0\x01\xe1\x01\x01+\byz\x01+\x06Tx\" The next automatic attempt waits \r\xde\x01\xdf\x01\x01\b\x92\x01\x94\x01\x02==\b\x8b\x01\x8c\x01\x01%\x02|\x8a\x01\x0eretry_delay_ms\x03\x8d\x01\x91\x01\xd0\x0f\x03\x95\x01\x96\x01\x00\b\xb7\x01\xb8\x01\x01+\f\x99\x01\x9f\x01\x06string\x01\b\xaf\x01\xb0\x01\x01/\x02\xa0\x01\xae\x01\x0eretry_delay_ms\x03\xb1\x01\xb5\x01\xd0\x0f\x06\xb9\x01\xbd\x01\x02 s\b\xd7\x01\xd8\x01\x01+\f\xc0\x01\xc6\x01\x06string\x01\x02\xc7\x01\xd5\x01\x0eretry_delay_ms\x06\xd9\x01\xde\x01\x03 ms\x06\xe2\x01\x8f\x02+: it runs at the first turn end after that."},
-	{src: "state.attempt != 'confirmed'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x1c\tconfirmed"},
-	{src: "state.attempt != 'none'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x17\x04none"},
-	{src: "state.attempt != 'none' && event.attempt == state.attempt_id", tree: "\x03\x03\x03\x04\b\x18\x1a\x02&&\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x17\x04none\b)+\x02==\n!(\x02\x1b \x05event\x06!(\aattempt\x00\x00\n2<\x02,1\x05state\x062<\nattempt_id\x00\x00"},
-	{src: "state.attempt == 'none' || state.attempt_id == state.attempt_seq", tree: "\x03\x03\x03\x04\b\x18\x1a\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\aattempt\x00\x00\x06\x11\x17\x04none\b,.\x02==\n!+\x02\x1b \x05state\x06!+\nattempt_id\x00\x00\n5@\x02/4\x05state\x065@\vattempt_seq\x00\x00"},
+	{src: "scope.openings >= param.failure_limit", tree: "\x01\x02\x02\x02\b\x0f\x11\x02>=\n\x06\x0e\x02\x00\x05\x05scope\x06\x06\x0e\bopenings\x00\x00\n\x18%\x02\x12\x17\x05param\x06\x18%\rfailure_limit\x00\x00"},
 	{src: "state.attempt_seq + 1", tree: "\x01\x01\x01\x01\b\x12\x13\x01+\n\x06\x11\x02\x00\x05\x05state\x06\x06\x11\vattempt_seq\x00\x00\x03\x14\x15\x02"},
 	{src: "state.checkpoint_seq + 1", tree: "\x01\x01\x01\x01\b\x15\x16\x01+\n\x06\x14\x02\x00\x05\x05state\x06\x06\x14\x0echeckpoint_seq\x00\x00\x03\x17\x18\x02"},
 	{src: "state.compacted", tree: "\x00\x01\x01\x01\n\x06\x0f\x02\x00\x05\x05state\x06\x06\x0f\tcompacted\x00\x00"},
@@ -730,7 +819,6 @@ var preparsedTrees = []preparsedTree{
 	{src: "state.force_set > 0 ? state.force_set : int(param.force_limit)", tree: "\x01\x03\x03\x03\r=>\x01\b\x10\x11\x01>\n\x06\x0f\x02\x00\x05\x05state\x06\x06\x0f\tforce_set\x00\x00\x03\x12\x13\x00\n\x1c%\x02\x16\x1b\x05state\x06\x1c%\tforce_set\x00\x00\f(+\x03int\x01\n2=\x02,1\x05param\x062=\vforce_limit\x00\x00"},
 	{src: "state.notice_set > 0 ? state.notice_set : int(param.notice_limit)", tree: "\x01\x03\x03\x03\r@A\x01\b\x11\x12\x01>\n\x06\x10\x02\x00\x05\x05state\x06\x06\x10\nnotice_set\x00\x00\x03\x13\x14\x00\n\x1d'\x02\x17\x1c\x05state\x06\x1d'\nnotice_set\x00\x00\f*-\x03int\x01\n4@\x02.3\x05param\x064@\fnotice_limit\x00\x00"},
 	{src: "state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'", tree: "\f\b\b\r\b\xbc\x01\xbe\x01\x02&&\b\xab\x01\xad\x01\x02&&\b\x97\x01\x99\x01\x02&&\b\x86\x01\x88\x01\x02&&\b?A\x02&&\b\x1c\x1e\x02&&\b\x0f\x11\x02==\n\x06\x0e\x02\x00\x05\x05state\x06\x06\x0e\boverflow\x00\x00\x06\x12\x1b\apending\b-/\x02!=\n%,\x02\x1f$\x05state\x06%,\arequest\x00\x00\x060>\fstop-pending\aBC\x01!\bac\x02&&\bRT\x02==\nJQ\x02DI\x05state\x06JQ\arequest\x00\x00\x06U`\tclose-out\by{\x02==\njx\x02di\x05state\x06jx\x0erequest_source\x00\x00\x06|\x84\x01\x06manual\n\x8f\x01\x96\x01\x02\x89\x01\x8e\x01\x05event\x06\x8f\x01\x96\x01\aenabled\x00\x00\n\xa0\x01\xaa\x01\x02\x9a\x01\x9f\x01\x05event\x06\xa0\x01\xaa\x01\nauto_reset\x00\x00\a\xae\x01\xaf\x01\x01!\n\xb5\x01\xbb\x01\x02\xaf\x01\xb4\x01\x05event\x06\xb5\x01\xbb\x01\x06queued\x00\x00\b\xcd\x01\xcf\x01\x02!=\n\xc5\x01\xcc\x01\x02\xbf\x01\xc4\x01\x05event\x06\xc5\x01\xcc\x01\aoutcome\x00\x00\x06\xd0\x01\xd9\x01\aaborted"},
-	{src: "state.overflow == 'unanswered' && event.enabled && !event.aborted", tree: "\x03\x03\x03\x04\b02\x02&&\b\x1f!\x02&&\b\x0f\x11\x02==\n\x06\x0e\x02\x00\x05\x05state\x06\x06\x0e\boverflow\x00\x00\x06\x12\x1e\nunanswered\n(/\x02\"'\x05event\x06(/\aenabled\x00\x00\a34\x01!\n:A\x0249\x05event\x06:A\aaborted\x00\x00"},
 	{src: "state.request != 'none'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02!=\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none"},
 	{src: "state.request == 'close-out' && state.request_source == 'automatic' && state.overflow == 'idle'", tree: "\x05\x03\x03\x06\bDF\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068C\tautomatic\bVX\x02==\nMU\x02GL\x05state\x06MU\boverflow\x00\x00\x06Y_\x04idle"},
 	{src: "state.request == 'close-out' && state.request_source == 'manual'", tree: "\x03\x02\x02\x04\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068@\x06manual"},
@@ -738,7 +826,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "state.request == 'close-out' && state.request_source == 'manual' && event.window_id == state.request_window", tree: "\x05\x04\x04\x06\bAC\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1c\tclose-out\b57\x02==\n&4\x02 %\x05state\x06&4\x0erequest_source\x00\x00\x068@\x06manual\bTV\x02==\nJS\x02DI\x05event\x06JS\twindow_id\x00\x00\n]k\x02W\\\x05state\x06]k\x0erequest_window\x00\x00"},
 	{src: "state.request == 'none' && event.tokens < int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))", tree: "\x04\x05\x06\x06\b\x18\x1a\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none\b()\x01<\n!'\x02\x1b \x05event\x06!'\x06tokens\x00\x00\f*-\x03int\x01\f.1\x03min\x03\x022=\vsaved_force\nEN\x02?D\x05param\x06EN\tforce_cap\x00\x00\bbc\x01*\nVa\x02PU\x05param\x06Va\vforce_ratio\x00\x00\njx\x02di\x05event\x06jx\x0econtext_window\x00\x00"},
 	{src: "state.request == 'none' && event.tool_results == 0 && !event.queued", tree: "\x04\x03\x03\x04\b35\x02&&\b\x18\x1a\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none\b.0\x02==\n!-\x02\x1b \x05event\x06!-\ftool_results\x00\x00\x0312\x00\a67\x01!\n=C\x027<\x05event\x06=C\x06queued\x00\x00"},
-	{src: "state.request == 'none' && state.failures >= param.failure_limit", tree: "\x03\x03\x03\x04\b\x18\x1a\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none\b*,\x02>=\n!)\x02\x1b \x05state\x06!)\bfailures\x00\x00\n3@\x02-2\x05param\x063@\rfailure_limit\x00\x00"},
+	{src: "state.request == 'none' && scope.openings >= param.failure_limit", tree: "\x03\x03\x03\x04\b\x18\x1a\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x17\x04none\b*,\x02>=\n!)\x02\x1b \x05scope\x06!)\bopenings\x00\x00\n3@\x02-2\x05param\x063@\rfailure_limit\x00\x00"},
 	{src: "state.request == 'pending' && state.attempt == 'none' && event.idle && event.enabled && !event.aborted", tree: "\x06\x05\x05\a\bUW\x02&&\bDF\x02&&\b68\x02&&\b\x1b\x1d\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1a\apending\b,.\x02==\n$+\x02\x1e#\x05state\x06$+\aattempt\x00\x00\x06/5\x04none\n?C\x029>\x05event\x06?C\x04idle\x00\x00\nMT\x02GL\x05event\x06MT\aenabled\x00\x00\aXY\x01!\n_f\x02Y^\x05event\x06_f\aaborted\x00\x00"},
 	{src: "state.request == 'stop-pending'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1f\fstop-pending"},
 	{src: "state.request == 'stop-pending' && event.window_id != state.request_window", tree: "\x03\x03\x03\x04\b \"\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05state\x06\x06\r\arequest\x00\x00\x06\x11\x1f\fstop-pending\b35\x02!=\n)2\x02#(\x05event\x06)2\twindow_id\x00\x00\n<J\x026;\x05state\x06<J\x0erequest_window\x00\x00"},
