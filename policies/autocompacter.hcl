@@ -863,9 +863,12 @@ group "summary" {
   # happens: a requested checkpoint is dropped (not retried), the run goes
   # on from the original context when it does, and automatic checkpoints
   # are paused until /autocompacter.
-  # The count stops at failure_limit: everything that reads it (the pause,
-  # the retry delay, whose last entry repeats) reads a larger count alike,
-  # and an unbounded count would multiply the states verify explores.
+  # The count stops at failure_limit or at the number of retry delays,
+  # whichever is larger: everything that reads it (the pause, the retry
+  # delay, whose last entry repeats) reads a larger count alike, and an
+  # unbounded count would multiply the states verify explores. Stopped at
+  # failure_limit alone, a limit of 1 kept every later failure at the first
+  # delay, where the n-th failure in a row waits retry_delays_ms[n-1].
   rule "summary_error_pauses_after_failure_limit" {
     on   = "summary_done"
     from = { phase = "summarizing" }
@@ -874,7 +877,7 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      failures      = "min(state.failures + 1, int(param.failure_limit))"
+      failures      = "min(state.failures + 1, int(max(param.failure_limit, len(param.retry_delays_ms))))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
@@ -899,7 +902,7 @@ group "summary" {
     set = {
       checkpoint_id = "0"
       resume        = "false"
-      failures      = "min(state.failures + 1, int(param.failure_limit))"
+      failures      = "min(state.failures + 1, int(max(param.failure_limit, len(param.retry_delays_ms))))"
       retry_at      = "event.now_ms + retry_delay_ms"
     }
     effect "notify" {
