@@ -44,12 +44,10 @@ type scopeLayout struct {
 	fields []lang.Field // rules.Property.ScopeFields, by frame position
 	read   []int        // the fields kept, as indexes in fields
 	at     int          // where the kept values start in node.hist
-	// ageCap: an opened_ms further in the past than this is alike for
-	// the property's conditions (one more than the largest param value or
-	// literal they read); countCap: so are openings past it (one more than
-	// the largest count they read: a list param's length, an int param or
-	// literal up to maxCount).
-	ageCap, countCap float64
+	// countCap: openings past it are alike for the property's
+	// conditions (the largest count they read: a list param's length, an
+	// int param or number up to maxCount).
+	countCap float64
 	// offsets are the param values and numbers the conditions read: the
 	// deadlines opened_ms + offset are what they can compare the clock
 	// with, so the key keeps each deadline still ahead, as for a time
@@ -92,9 +90,20 @@ func (m *model) initScopes() {
 		}
 		l := &m.layout[pi]
 		l.fields = pr.ScopeFields(len(m.p.Slots))
+		for _, name := range pr.ScopeReads() {
+			k := slices.IndexFunc(l.fields, func(f lang.Field) bool { return f.Name == name })
+			l.read = append(l.read, k)
+			switch name {
+			case rules.ScopeOpenedAt:
+				_, l.offsets = m.caps(pr)
+			case rules.ScopeOpenings:
+				l.countCap, _ = m.caps(pr)
+			}
+		}
 		l.same = -1
 		for pj := range pi {
-			if q := m.props[pj]; q.Scoped() && sameScope(pr, q) {
+			q, k := m.props[pj], &m.layout[pj]
+			if q.Scoped() && sameScope(pr, q) && k.countCap == l.countCap && slices.Equal(k.offsets, l.offsets) {
 				l.same = pj
 				break
 			}
@@ -102,16 +111,6 @@ func (m *model) initScopes() {
 		l.at = m.histLen
 		if l.same >= 0 {
 			l.at = m.layout[l.same].at // one history for both
-		}
-		for _, name := range pr.ScopeReads() {
-			k := slices.IndexFunc(l.fields, func(f lang.Field) bool { return f.Name == name })
-			l.read = append(l.read, k)
-			switch name {
-			case rules.ScopeOpenedAt:
-				l.ageCap, _, l.offsets = m.caps(pr)
-			case rules.ScopeOpenings:
-				_, l.countCap, _ = m.caps(pr)
-			}
 		}
 		if pr.WithinMs != nil {
 			l.timed, l.dl = true, l.at+len(l.read)
@@ -167,20 +166,20 @@ var (
 	numberLit = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?\b`)
 )
 
-// caps are one more than the largest param value (a list's largest
-// element) and number the property's conditions read, and the largest
-// count among them (a list's length, a value up to maxCount): "now_ms <
-// scope.opened_ms + param.cooldown_ms" tells no two ages past the cooldown
-// apart, "scope.openings >= param.failure_limit" and
-// "min(scope.openings, len(param.retry_delays_ms))" no two counts from
-// the limit on, so the ages and counts kept stay finite. (A condition
-// telling counts past the largest apart, "scope.openings > 3", is not
-// kept apart: say ">= 4".)
-func (m *model) caps(pr *rules.Property) (age, count float64, offsets []float64) {
+// caps are the largest count the property's conditions read (a list
+// param's length, a param value or number up to maxCount) and the offsets
+// they can add to a clock (every param value, a list's elements, every
+// number): "scope.openings >= param.failure_limit" and
+// "min(scope.openings, len(param.retry_delays_ms))" tell no two counts
+// from the largest on apart, and "now_ms < scope.opened_ms +
+// param.cooldown_ms" compares the clock with opened_ms + cooldown_ms only,
+// so the counts and clocks kept stay finite. (A condition telling counts
+// past the largest apart, "scope.openings > 3", is not kept apart: say
+// ">= 4".)
+func (m *model) caps(pr *rules.Property) (count float64, offsets []float64) {
 	srcs := pr.ScopeSources()
 	seen := func(v float64) {
 		offsets = append(offsets, v)
-		age = max(age, v)
 		if v <= maxCount {
 			count = max(count, v)
 		}
@@ -203,7 +202,7 @@ func (m *model) caps(pr *rules.Property) (age, count float64, offsets []float64)
 		}
 	}
 	slices.Sort(offsets)
-	return age + 1, count, slices.Compact(offsets)
+	return count, slices.Compact(offsets)
 }
 
 // loadScope is the property's scope state in n, with what it remembers in

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -442,5 +443,30 @@ func TestCheckOfAPolicyCompiledOnUse(t *testing.T) {
 	r := verify.Check(p, verify.Options{})
 	if !r.Incomplete || len(r.Findings) != 1 || r.Findings[0].Kind != verify.KindRuntime || !strings.Contains(r.Findings[0].Message, "broken.hcl:18") {
 		t.Fatalf("a plan that fails on use: %+v", r)
+	}
+}
+
+// Seed 002 line 26 "Retry delays are 5, 10, and 20 seconds ... Three
+// failures pause automatic attempts": the n-th failure in a row waits
+// retry_delays_ms[n-1] whatever the failure limit. With a limit of 1 the
+// built-in once stopped counting at 1, so every later failure waited the
+// first delay; the retry-delay property, stated over the summaries, fails
+// that and proves the built-in.
+func TestAutocompacterRetryDelaysAtFailureLimitOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a whole exploration of autocompacter: skipped with -short")
+	}
+	p, diags := policies.Load("autocompacter", map[string]string{"failure_limit": "1"})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	for _, f := range r.Findings {
+		if f.Kind == verify.KindProperty {
+			t.Errorf("at failure_limit = 1: %s: %s", f.Name, f.Message)
+		}
+	}
+	if !slices.Contains(r.Holds, "no checkpoint at a turn boundary before the retry delay") {
+		t.Errorf("the retry-delay property is not proved at failure_limit = 1: holds %v", r.Holds)
 	}
 }
