@@ -265,3 +265,33 @@ func TestInclusiveUntilClosesAfterItsDecision(t *testing.T) {
 		t.Fatal("an inclusive until keeps the error inside the scope: a policy that never warns must fail")
 	}
 }
+
+// A fact only a scope marker reads still takes its values: here no rule
+// reads tool_results, and the scope opens only at a turn with tool
+// results, whose own reset breaks the ban.
+func TestMarkerFactsAreVaried(t *testing.T) {
+	p, diags := rules.Load(rules.Source{Name: "marker.hcl", Bytes: []byte(`policy "marker" {}
+group "g" {
+  rule "reset" {
+    on = "turn_end"
+    effect "commit_reset" {
+      continue = true
+    }
+  }
+}
+property "no reset after a turn with tool results" {
+  never = "commit_reset"
+  after = { event = "turn_end", when = "event.tool_results > 0" }
+}
+`)})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	r := verify.Check(p, verify.Options{})
+	if len(r.Findings) != 1 || r.Findings[0].Name != "no reset after a turn with tool results" {
+		t.Fatalf("findings %+v; want the ban broken at a turn with tool results", r.Findings)
+	}
+	if got := r.Findings[0].Trace[0].Event["tool_results"]; got == nil {
+		t.Errorf("the counterexample's turn has no tool results: %v", r.Findings[0].Trace[0].Event)
+	}
+}

@@ -66,6 +66,13 @@ func (m *model) readersOf() {
 					}
 				}
 			}
+			// A scope's event markers read the event's facts too: a fact
+			// only a marker reads must still take its values.
+			for _, mk := range pr.ScopeMarkers() {
+				if mk.Event == name && mk.When != nil {
+					m.readers[k] = append(m.readers[k], reader{parts: m.partsOf(mk.When)})
+				}
+			}
 		}
 	}
 }
