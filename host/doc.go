@@ -16,6 +16,7 @@
 //	render       every host    SVG and PNG drawing of the state diagrams
 //	chart        every host    charts of replayed and simulated sessions
 //	fileio       every host    opening the files a command names, bounded
+//	nodesuite    every host    running a host's node:test suite from go test, in shards side by side
 //	pi           pi            the Pi extension (TypeScript) and its end-to-end tests in Pi's real loop
 //	session      pi            the Pi 1.6 session model and the reset-boundary mechanics
 //	sessionfile  pi            reading recorded Pi session files as Pi reads them

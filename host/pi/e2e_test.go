@@ -1,8 +1,6 @@
 package pi
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resetpolicy/resetpolicy/host/nodesuite"
 )
 
 // minNode is the oldest Node that Pi 1.6 runs on.
@@ -81,12 +81,16 @@ func TestMain(m *testing.M) {
 }
 
 // TestPiEndToEnd runs the node:test suite in test/ against Pi's real agent
-// loop with the engine built from this checkout.
+// loop with the engine built from this checkout, once for every shard.
+// Four shards run side by side: the package install (it packs the
+// package, installs it with Pi and builds the engine from the tarball's
+// sources) alone, the other files dealt into three.
 func TestPiEndToEnd(t *testing.T) {
 	ci := os.Getenv("CI") == "true"
 	if testing.Short() && !ci {
 		t.Skip("the Pi end-to-end suite does not run with -short")
 	}
+	t.Parallel()
 	node, wd := prerequisites(t)
 	repo := filepath.Clean(filepath.Join(wd, "..", ".."))
 
@@ -98,38 +102,37 @@ func TestPiEndToEnd(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	// Ten minutes: the suite packs the package, installs it with Pi and
-	// builds the engine from its sources once (test/install.test.ts).
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-timeout=120000", "--test-reporter=spec", "test/*.test.ts")
-	cmd.Dir = wd
-	cmd.Env = append(os.Environ(),
-		"RESETPOLICY_BIN="+bin,
-		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"NO_COLOR=1", "FORCE_COLOR=0",
-	)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("the Pi suite did not finish within 10 minutes:\n%s", out.String())
-	}
-	if err != nil {
-		t.Fatalf("node --test failed (%v):\n%s", err, out.String())
-	}
-	t.Logf("Pi end-to-end suite passed in %s with %s", time.Since(start).Round(time.Millisecond), node)
-	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(line, "ℹ tests") || strings.HasPrefix(line, "ℹ pass") || strings.HasPrefix(line, "ℹ fail") {
-			t.Log(line)
-		}
-	}
+	nodesuite.Run(t, nodesuite.Suite{
+		Node:    node,
+		Dir:     wd,
+		Pattern: filepath.Join("test", "*.test.ts"),
+		Alone:   []string{filepath.Join("test", "install.test.ts")},
+		// The files that run Pi's CLI (a Node process each) or wait on a
+		// decision timeout or a build's bound.
+		Spread: []string{
+			filepath.Join("test", "autocompacter_cli.test.ts"),
+			filepath.Join("test", "cli.test.ts"),
+			filepath.Join("test", "exit_modes.test.ts"),
+			filepath.Join("test", "failsafe_engine.test.ts"),
+			filepath.Join("test", "first_build.test.ts"),
+		},
+		Shards: 3,
+		Flags:  []string{"--test-timeout=120000"},
+		Env: append(os.Environ(),
+			"RESETPOLICY_BIN="+bin,
+			"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"NO_COLOR=1", "FORCE_COLOR=0",
+		),
+		// A bound that only catches a hang: a shard takes well under a
+		// minute on an idle 2-core machine.
+		Limit: 8 * time.Minute,
+	})
 }
 
 // TestTypes type-checks the extension and the tests with the strict
 // tsconfig.
 func TestTypes(t *testing.T) {
+	t.Parallel()
 	node, wd := prerequisites(t)
 	cmd := exec.Command(node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
 	cmd.Dir = wd

@@ -37,6 +37,9 @@ delete process.env.RESETPOLICY_POLICY;
 delete process.env.RESETPOLICY_CONFIG;
 delete process.env.RESETPOLICY_DECISION_LOG;
 
+/** Pi's wait before its first retry of a failed request, in the tests (Pi's default is 2000 ms). */
+export const RETRY_BASE_DELAY_MS = 20;
+
 export interface Notice {
 	level: string;
 	text: string;
@@ -134,13 +137,16 @@ export async function startPi(opts: PiOptions = {}): Promise<Pi> {
 
 	// Pi's default settings (automatic compaction on, default reserveTokens
 	// and keepRecentTokens, retries on); a test that departs passes
-	// opts.compaction and says why in a comment.
+	// opts.compaction and says why in a comment. Only the retry's wait is
+	// shorter: a retry is what the tests look at, Pi's 2 s before it is
+	// time spent waiting.
 	const settingsManager =
 		opts.agentDir !== undefined
 			? SettingsManager.create(cwd, agentDir, { projectTrusted: opts.trusted ?? true })
-			: SettingsManager.inMemory(opts.compaction !== undefined ? { compaction: opts.compaction } : {}, {
-					projectTrusted: opts.trusted ?? true,
-				});
+			: SettingsManager.inMemory(
+					{ retry: { baseDelayMs: RETRY_BASE_DELAY_MS }, ...(opts.compaction !== undefined ? { compaction: opts.compaction } : {}) },
+					{ projectTrusted: opts.trusted ?? true },
+				);
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
 		agentDir,
