@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,17 +12,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/resetpolicy/resetpolicy/host/nodesuite"
 )
 
 // minNode is the oldest Node that runs the suite's TypeScript as is.
 var minNode = [3]int{22, 19, 0}
-
-// suiteLimit bounds the node suite: it starts opencode once and runs
-// about a dozen scripted sessions, then packs the plugin, installs it with
-// `opencode plugin` into a second opencode and builds its engine from the
-// tarball's sources (test/install.test.ts); on a loaded 2-core machine that
-// takes a few minutes, and the package stays well inside go test's ten.
-const suiteLimit = 7 * time.Minute
 
 // prerequisites finds Node and the installed packages. When CI=true a
 // missing one fails the test; otherwise it is skipped with the reason.
@@ -63,16 +57,24 @@ func missing(wd string) (node, why string) {
 // opencode (`opencode serve`, opencode 1.18.33's linux-x64 binary package
 // pinned) and a scripted model server, with the engine built from this
 // checkout — and, in test/install.test.ts, the one the packed plugin
-// builds from its own engine-src.
+// builds from its own engine-src. Three shards run side by side: the
+// install (it packs the plugin, installs it with `opencode plugin` into
+// another opencode and builds its engine from the tarball's sources)
+// alone, and the other files dealt into two, each shard's files sharing
+// one opencode server. The shards share opencode's prepared
+// configuration directory (RESETPOLICY_OC_CONFIG): whichever server
+// starts first prepares it.
 func TestOpencodeEndToEnd(t *testing.T) {
 	ci := os.Getenv("CI") == "true"
 	if testing.Short() && !ci {
 		t.Skip("the opencode end-to-end suite does not run with -short")
 	}
+	t.Parallel()
 	node, wd := prerequisites(t)
 	repo := filepath.Clean(filepath.Join(wd, "..", ".."))
 
-	bin := filepath.Join(t.TempDir(), "resetpolicy")
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "resetpolicy")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	build := exec.Command(gobin, "build", "-o", bin, "./cmd/resetpolicy")
 	build.Dir = repo
@@ -80,35 +82,35 @@ func TestOpencodeEndToEnd(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), suiteLimit)
-	defer cancel()
-	// One process for every file: the files share one opencode server.
-	cmd := exec.CommandContext(ctx, node, "--test", "--experimental-test-isolation=none", "--test-timeout=180000", "--test-reporter=spec", "test/*.test.ts")
-	cmd.Dir = wd
-	cmd.Env = append(os.Environ(),
-		"RESETPOLICY_BIN="+bin,
-		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"NO_COLOR=1", "FORCE_COLOR=0",
-	)
-	cmd.WaitDelay = 10 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("the opencode suite did not finish within %s:\n%s", suiteLimit, out.String())
-	}
-	if err != nil {
-		t.Fatalf("node --test failed (%v):\n%s", err, out.String())
-	}
-	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(line, "ℹ tests") || strings.HasPrefix(line, "ℹ pass") || strings.HasPrefix(line, "ℹ fail") || strings.HasPrefix(line, "ℹ duration") || strings.HasPrefix(line, "opencode server CPU") {
-			t.Log(line)
+	results := nodesuite.Run(t, nodesuite.Suite{
+		Node:    node,
+		Dir:     wd,
+		Pattern: filepath.Join("test", "*.test.ts"),
+		Alone:   []string{filepath.Join("test", "install.test.ts")},
+		Shards:  2,
+		Flags:   []string{"--test-timeout=180000"},
+		Env: append(os.Environ(),
+			"RESETPOLICY_BIN="+bin,
+			"RESETPOLICY_OC_CONFIG="+filepath.Join(tmp, "opencode-config"),
+			"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"NO_COLOR=1", "FORCE_COLOR=0",
+		),
+		// A bound that only catches a hang: a shard takes about a minute
+		// on an idle 2-core machine.
+		Limit: 8 * time.Minute,
+	})
+	for _, r := range results {
+		for _, line := range strings.Split(r.Output, "\n") {
+			if strings.HasPrefix(line, "opencode server CPU") {
+				t.Log(line)
+			}
 		}
 	}
 }
 
 // TestTypes type-checks the plugin and the tests with the strict tsconfig.
 func TestTypes(t *testing.T) {
+	t.Parallel()
 	node, wd := prerequisites(t)
 	cmd := exec.Command(node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
 	cmd.Dir = wd

@@ -1,13 +1,15 @@
-// Real opencode, headless: one `opencode serve` per test file, one project
+// Real opencode, headless: one `opencode serve` per test process (the
+// files a process runs share it, the install starts its own), one project
 // directory per test (opencode starts an instance, and so the plugin and
 // its engine, per directory), each project's opencode.json pointing the
 // provider at a scripted model server on 127.0.0.1 and loading the plugin
 // from this checkout.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk";
 import { ModelServer } from "./model-server.ts";
@@ -52,8 +54,8 @@ let shared: Promise<Server> | undefined;
 let enginePids = "";
 
 /**
- * The one opencode server of this test process (the suite runs its files
- * in one process: starting opencode is the suite's largest cost). The
+ * The one opencode server of this test process (a process runs several
+ * files: starting opencode is a large cost). The
  * engine is started through a script that records each engine's process
  * id, so a test can kill exactly the engine its project started.
  */
@@ -73,14 +75,6 @@ export function server(): Promise<Server> {
 			(s.child.stdout as unknown as { unref(): void }).unref();
 			(s.child.stderr as unknown as { unref(): void }).unref();
 			process.once("exit", () => {
-				// The server's CPU time, the suite's main cost, for the record
-				// (user + system clock ticks of /proc/PID/stat, 100 a second).
-				try {
-					const f = readFileSync(`/proc/${s.child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-					process.stderr.write(`opencode server CPU: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(1)} s\n`);
-				} catch {
-					// not Linux, or already gone
-				}
 				s.child.kill("SIGKILL");
 				rmSync(s.home, { recursive: true, force: true });
 				rmSync(dir, { recursive: true, force: true });
@@ -90,15 +84,103 @@ export function server(): Promise<Server> {
 	return shared;
 }
 
+// After the last test the shared server is stopped and waited for, so
+// that its CPU time counts in the test process's own (what go test's
+// process tree is measured by).
+after(async () => {
+	if (shared === undefined) return;
+	const s = await shared;
+	// The server's CPU time, the suite's main cost, for the record (user +
+	// system clock ticks of /proc/PID/stat, 100 a second).
+	try {
+		const f = readFileSync(`/proc/${s.child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+		process.stderr.write(`opencode server CPU: ${((Number(f[11]) + Number(f[12])) / 100).toFixed(1)} s\n`);
+	} catch {
+		// not Linux, or already gone
+	}
+	await s.close();
+});
+
 /** The process id of the engine started last. */
 export function lastEnginePid(): number {
 	const lines = readFileSync(enginePids, "utf8").trim().split("\n");
 	return Number(lines[lines.length - 1]);
 }
 
+/**
+ * opencode's configuration directory as opencode prepares it in a fresh
+ * home: at its first instance it installs @opencode-ai/plugin and its
+ * dependencies there (about 8 s of CPU, the same files every time). The
+ * first server of a test run prepares it once and leaves a copy here;
+ * every later server, in this process or another that names the same
+ * directory (RESETPOLICY_OC_CONFIG, set by the Go test that runs the
+ * suite in shards), starts with a copy instead.
+ */
+const configTemplate = process.env.RESETPOLICY_OC_CONFIG ?? join(mkdtempSync(join(tmpdir(), "rp-oc-config-")), "opencode");
+if (process.env.RESETPOLICY_OC_CONFIG === undefined) process.once("exit", () => rmSync(dirname(configTemplate), { recursive: true, force: true }));
+
+/** Waits for another process's configuration directory: at most this many polls, POLL_MS apart (a bound that only catches a process that died preparing it). */
+const MAX_CONFIG_POLLS = 1200;
+
+/**
+ * Gives home opencode's prepared configuration directory: a copy of the
+ * template once there is one; else this server prepares it (the first to
+ * take the lock does) or waits for the process that does.
+ */
+async function prepareConfig(home: string, started: () => Promise<Server>): Promise<Server> {
+	const target = join(home, "config", "opencode");
+	const ready = (): boolean => existsSync(join(configTemplate, "package-lock.json"));
+	let mine = false;
+	if (!ready()) {
+		try {
+			mkdirSync(`${configTemplate}.lock`, { recursive: false });
+			mine = true;
+		} catch {
+			for (let i = 0; i < MAX_CONFIG_POLLS && !ready(); i++) await new Promise((r) => setTimeout(r, POLL_MS));
+		}
+	}
+	if (ready()) {
+		mkdirSync(dirname(target), { recursive: true });
+		cpSync(configTemplate, target, { recursive: true, verbatimSymlinks: true });
+		return started();
+	}
+	const server = await started();
+	if (mine) {
+		// An instance with a plugin makes opencode install its own packages
+		// into the configuration directory (with none it installs nothing);
+		// this one does nothing.
+		const noop = join(home, "noop-plugin.ts");
+		writeFileSync(noop, "export const Noop = async () => ({});\n");
+		const p = await project(server, { plugin: pathToFileURL(noop).href });
+		await newSession(p);
+		await p.close();
+		const tmp = `${configTemplate}.${process.pid}.tmp`;
+		cpSync(target, tmp, { recursive: true, verbatimSymlinks: true });
+		renameSync(tmp, configTemplate);
+	}
+	return server;
+}
+
+/**
+ * Gives a configuration directory (a project's .opencode) the packages
+ * opencode installs into each one at its first instance, from the
+ * prepared copy: as in a project opencode has opened before. A server of
+ * this process must have started first.
+ */
+export function preparePackages(dir: string): void {
+	if (!existsSync(join(configTemplate, "package-lock.json"))) throw new Error("no prepared configuration directory: start a server first");
+	for (const f of ["package.json", "package-lock.json", "node_modules", ".gitignore"]) {
+		cpSync(join(configTemplate, f), join(dir, f), { recursive: true, verbatimSymlinks: true });
+	}
+}
+
 export async function startServer(extra: Record<string, string> = {}): Promise<Server> {
 	if (!existsSync(opencodeBin)) throw new Error(`opencode is not installed at ${opencodeBin} (npm ci in host/opencode)`);
 	const home = mkdtempSync(join(tmpdir(), "rp-oc-home-"));
+	return prepareConfig(home, () => spawnServer(home, extra));
+}
+
+async function spawnServer(home: string, extra: Record<string, string>): Promise<Server> {
 	const child = spawn(opencodeBin, ["serve", "--port", "0", "--hostname", "127.0.0.1", "--print-logs", "--log-level", process.env.OC_LOG ?? "INFO"], {
 		cwd: home,
 		env: { ...env(home, extra), PWD: home },

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { goTool, onPath } from "../src/install.ts";
-import { dump, env, newSession, noticesMatching, opencodeBin, pkg, project, prompt, startServer } from "./harness.ts";
+import { dump, env, newSession, noticesMatching, opencodeBin, pkg, preparePackages, project, prompt, startServer } from "./harness.ts";
 
 const REMINDER = "Context budget reminder";
 
@@ -62,6 +62,12 @@ test("the packed plugin, installed with `opencode plugin`, builds its engine onc
 			const spec = `@resetpolicy/opencode@file:${tarball}`;
 			const p = await project(server, { plugin: null });
 			try {
+				// The project's .opencode holds the packages opencode installs
+				// into every configuration directory (as in a project opencode
+				// has opened before; a fresh one costs an install of them at
+				// the first instance, about 8 s of CPU): what is installed
+				// below is the plugin alone.
+				preparePackages(join(p.dir, ".opencode"));
 				// What a user runs in the project: opencode's own plugin
 				// installer, which names the plugin in .opencode/opencode.json.
 				execFileSync(opencodeBin, ["plugin", spec], { cwd: p.dir, env: env(server.home, extra), stdio: ["ignore", "pipe", "pipe"] });
