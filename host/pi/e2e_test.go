@@ -134,11 +134,7 @@ func TestPiEndToEnd(t *testing.T) {
 func TestTypes(t *testing.T) {
 	t.Parallel()
 	node, wd := prerequisites(t)
-	cmd := exec.Command(node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
-	cmd.Dir = wd
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
-	}
+	nodesuite.TypeCheck(t, node, wd)
 }
 
 // findNode returns a Node binary new enough for Pi: RESETPOLICY_NODE, the
