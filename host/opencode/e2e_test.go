@@ -62,7 +62,7 @@ func missing(wd string) (node, why string) {
 // another opencode and builds its engine from the tarball's sources)
 // alone, and the other files dealt into two, each shard's files sharing
 // one opencode server. The shards share opencode's prepared
-// configuration directory (RESETPOLICY_OC_CONFIG): whichever server
+// configuration directory (OC_CONFIG_TEMPLATE): whichever server
 // starts first prepares it.
 func TestOpencodeEndToEnd(t *testing.T) {
 	ci := os.Getenv("CI") == "true"
@@ -91,7 +91,7 @@ func TestOpencodeEndToEnd(t *testing.T) {
 		Flags:   []string{"--test-timeout=180000"},
 		Env: append(os.Environ(),
 			"RESETPOLICY_BIN="+bin,
-			"RESETPOLICY_OC_CONFIG="+filepath.Join(tmp, "opencode-config"),
+			"OC_CONFIG_TEMPLATE="+filepath.Join(tmp, "opencode-config"),
 			"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"NO_COLOR=1", "FORCE_COLOR=0",
 		),

@@ -113,11 +113,11 @@ export function lastEnginePid(): number {
  * dependencies there (about 8 s of CPU, the same files every time). The
  * first server of a test run prepares it once and leaves a copy here;
  * every later server, in this process or another that names the same
- * directory (RESETPOLICY_OC_CONFIG, set by the Go test that runs the
+ * directory (OC_CONFIG_TEMPLATE, set by the Go test that runs the
  * suite in shards), starts with a copy instead.
  */
-const configTemplate = process.env.RESETPOLICY_OC_CONFIG ?? join(mkdtempSync(join(tmpdir(), "rp-oc-config-")), "opencode");
-if (process.env.RESETPOLICY_OC_CONFIG === undefined) process.once("exit", () => rmSync(dirname(configTemplate), { recursive: true, force: true }));
+const configTemplate = process.env.OC_CONFIG_TEMPLATE ?? join(mkdtempSync(join(tmpdir(), "rp-oc-config-")), "opencode");
+if (process.env.OC_CONFIG_TEMPLATE === undefined) process.once("exit", () => rmSync(dirname(configTemplate), { recursive: true, force: true }));
 
 /** Waits for another process's configuration directory: at most this many polls, POLL_MS apart (a bound that only catches a process that died preparing it). */
 const MAX_CONFIG_POLLS = 1200;
