@@ -231,6 +231,10 @@ export interface Project {
 	dir: string;
 	model: ModelServer;
 	client: OpencodeClient;
+	/** Each session's last state on the event stream, and when it came (follow). */
+	statuses: Map<string, { busy: boolean; at: number }>;
+	events: AbortController;
+	following?: Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -273,16 +277,51 @@ export async function project(
 		writeFileSync(join(dir, name), text);
 	}
 	const client = createOpencodeClient({ baseUrl: server.url, directory: dir });
+	const events = new AbortController();
 	return {
 		dir,
 		model,
 		client,
+		statuses: new Map(),
+		events,
 		async close() {
+			events.abort();
 			await client.instance.dispose().catch(() => {});
 			await model.close();
 			rmSync(dir, { recursive: true, force: true });
 		},
 	};
+}
+
+/**
+ * Follows the project's session states on opencode's event stream, from
+ * the first wait on: not at once, as the stream starts the project's
+ * instance, which reads the project's configuration then. Until a
+ * session's first event its state is what session.status says once.
+ */
+async function follow(p: Project): Promise<void> {
+	if (p.following !== undefined) return p.following;
+	p.following = (async () => {
+		const sub = await p.client.event.subscribe({ signal: p.events.signal, sseMaxRetryAttempts: 1 });
+		let connected!: () => void;
+		const ready = new Promise<void>((r) => (connected = r));
+		void (async () => {
+			try {
+				for await (const e of sub.stream) {
+					if (e.type === "server.connected") connected();
+					if (e.type === "session.status") p.statuses.set(e.properties.sessionID, { busy: e.properties.status.type !== "idle", at: Date.now() });
+				}
+			} catch {
+				// the stream ends with the project
+			}
+		})();
+		await ready;
+		const st = await p.client.session.status();
+		for (const [id, s] of Object.entries(st.data ?? {})) {
+			if (!p.statuses.has(id)) p.statuses.set(id, { busy: s.type !== "idle", at: Date.now() });
+		}
+	})();
+	return p.following;
 }
 
 export async function newSession(p: Project): Promise<string> {
@@ -305,17 +344,22 @@ export async function command(p: Project, session: string, name: string, args = 
 }
 
 /**
- * Waits until the session has been idle for several polls in a row with
- * every scripted reply consumed: a continuation the plugin starts after
- * the run settled makes the session busy again in between.
+ * Waits until the session has been idle, with every scripted reply
+ * consumed, for quietPolls polls in a row (and as long since its state
+ * last changed): a continuation the plugin starts after the run settled
+ * makes the session busy again in between. The state comes from
+ * opencode's event stream, so a poll asks the server nothing (a status
+ * request costs opencode about 15 ms of CPU) and a short busy spell
+ * between two polls is seen.
  */
 export async function settled(p: Project, session: string, quietPolls = 8): Promise<void> {
+	await follow(p);
 	let quiet = 0;
 	for (let i = 0; i < MAX_POLLS; i++) {
 		await new Promise((r) => setTimeout(r, POLL_MS));
-		const st = await p.client.session.status();
-		const busy = st.data?.[session] !== undefined && st.data[session]!.type !== "idle";
-		quiet = busy || p.model.pending > 0 ? 0 : quiet + 1;
+		const st = p.statuses.get(session);
+		const changed = st !== undefined && Date.now() - st.at < POLL_MS;
+		quiet = st?.busy === true || changed || p.model.pending > 0 ? 0 : quiet + 1;
 		if (quiet >= quietPolls) return;
 	}
 	throw new Error(`session ${session} did not settle within ${MAX_POLLS} polls`);
