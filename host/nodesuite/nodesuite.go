@@ -112,6 +112,13 @@ func Run(t *testing.T, s Suite) []Result {
 	if len(files) == 0 {
 		t.Fatalf("no test files match %s in %s", s.Pattern, s.Dir)
 	}
+	// A name that matches no file is a renamed file the plan no longer
+	// places as it should.
+	for _, f := range append(slices.Clone(s.Alone), s.Spread...) {
+		if !slices.Contains(files, f) {
+			t.Errorf("%s is named in the shard plan but is not a test file", f)
+		}
+	}
 	plan := Plan(files, s.Alone, s.Spread, s.Shards)
 	results := make([]Result, len(plan))
 	var wg sync.WaitGroup

@@ -81,7 +81,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestPiEndToEnd runs the node:test suite in test/ against Pi's real agent
-// loop with the engine built from this checkout, once for every shard.
+// loop with the engine built from this checkout (once; every shard runs it).
 // Four shards run side by side: the package install (it packs the
 // package, installs it with Pi and builds the engine from the tarball's
 // sources) alone, the other files dealt into three.
