@@ -72,6 +72,18 @@ func Plan(files, alone, spread []string, n int) [][]string {
 	return plan
 }
 
+// Strays are the names of alone and spread that are not among files: a
+// renamed file that the plan no longer places as it should.
+func Strays(files, alone, spread []string) []string {
+	var out []string
+	for _, f := range append(slices.Clone(alone), spread...) {
+		if !slices.Contains(files, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Files are the suite's test files, relative to Dir.
 func (s Suite) Files() ([]string, error) {
 	matches, err := filepath.Glob(filepath.Join(s.Dir, s.Pattern))
@@ -112,12 +124,8 @@ func Run(t *testing.T, s Suite) []Result {
 	if len(files) == 0 {
 		t.Fatalf("no test files match %s in %s", s.Pattern, s.Dir)
 	}
-	// A name that matches no file is a renamed file the plan no longer
-	// places as it should.
-	for _, f := range append(slices.Clone(s.Alone), s.Spread...) {
-		if !slices.Contains(files, f) {
-			t.Errorf("%s is named in the shard plan but is not a test file", f)
-		}
+	for _, f := range Strays(files, s.Alone, s.Spread) {
+		t.Errorf("%s is named in the shard plan but is not a test file", f)
 	}
 	plan := Plan(files, s.Alone, s.Spread, s.Shards)
 	results := make([]Result, len(plan))

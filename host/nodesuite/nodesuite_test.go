@@ -63,3 +63,14 @@ func names(n int) []string {
 	}
 	return s
 }
+
+// A file the plan names that is not among the test files is reported.
+func TestStraysAreNamed(t *testing.T) {
+	got := Strays(names(3), []string{"f01.test.ts", "old.test.ts"}, []string{"f02.test.ts", "gone.test.ts"})
+	if !slices.Equal(got, []string{"old.test.ts", "gone.test.ts"}) {
+		t.Errorf("strays %v, want old.test.ts and gone.test.ts", got)
+	}
+	if got := Strays(names(3), []string{"f00.test.ts"}, nil); len(got) != 0 {
+		t.Errorf("strays %v, want none", got)
+	}
+}
