@@ -65,7 +65,8 @@ for (const keepAlive of [false, true]) {
 				const start = Date.now();
 				await pi.session.prompt("wipe please");
 				await settle(pi);
-				assert.ok(Date.now() - start < 5000, `the run took ${Date.now() - start} ms`);
+				// Under the 60 s decision timeout whatever the machine's load.
+				assert.ok(Date.now() - start < 60000, `the run took ${Date.now() - start} ms`);
 				assertNoReset(pi);
 				assertToolFailed(pi);
 				assert.ok(contiguous(labels(pi.persisted()), ["toolResult:wipe_memory", "assistant:carrying on without a reset"]));
@@ -113,7 +114,11 @@ test("a stalled engine: one decision timeout, then the engine is down for the se
 			await settle(pi);
 			const took = Date.now() - start;
 			assert.ok(took >= timeout, `took ${took} ms: the stall was not waited for`);
-			assert.ok(took < 2 * timeout, `took ${took} ms: more than one timeout was waited for`);
+			// A later hook that asked the stalled engine would wait a timeout of
+			// its own, and at least three follow (agent_end, before_settle, the
+			// next prompts' requests): 3 × timeout catches that and leaves two
+			// timeouts of slack for a busy machine.
+			assert.ok(took < 3 * timeout, `took ${took} ms: more than one timeout was waited for`);
 			assertNoReset(pi);
 			assert.deepEqual(labels(pi.persisted()).slice(-4), ["user:one", "assistant:next", "user:two", "assistant:and next"]);
 			const errors = pi.notices.filter((n) => n.level === "error");
@@ -179,7 +184,9 @@ test("the engine killed while Pi is compacting (session_before_compact in flight
 				(err: unknown) => `rejected: ${String(err)}`,
 			);
 			const took = Date.now() - start;
-			assert.ok(took < 5000, `the compaction took ${took} ms (${settled})`);
+			// Under the 60 s decision timeout whatever the machine's load: the
+			// answer came from noticing the death, not from waiting it out.
+			assert.ok(took < 60000, `the compaction took ${took} ms (${settled})`);
 			assert.equal(settled, "compacted", "Pi's own compaction ran, as without the extension");
 			const got = labels(pi.persisted());
 			assert.equal(got.at(-1), "compaction:summary");
