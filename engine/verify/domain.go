@@ -292,6 +292,22 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		for f := range pf {
 			read[f] = true
 		}
+		// Facts a host sends only together (consistent, coupled) are read
+		// together: a turn_end's outcome read alone would be tried as
+		// "error" with the error kind at its default "", which no host
+		// sends, and every failed turn would be dropped without a word
+		// although the rules for failed turns read the outcome. The tied
+		// fact takes its domain below: for the error kind, every kind the
+		// contract lists, since each is a turn a host reports and classes
+		// of instances that read alike share one decision where no guard
+		// tells the kinds apart.
+		for _, g := range coupled[plan.Event.Name] {
+			if slices.ContainsFunc(g, func(f string) bool { return read[f] }) {
+				for _, f := range g {
+					read[f] = true
+				}
+			}
+		}
 		dm.propFacts[plan.Event.Name] = pf
 		for _, f := range plan.Facts {
 			if read[f.Name] {
