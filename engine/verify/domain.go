@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -235,6 +236,9 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		dynamic: map[string][]dynCompare{}, dynCache: map[string]*dynEntry{}, an: a, cond: map[string][]condDomain{}, free: map[string]map[float64]bool{},
 		ruleFacts: map[*rules.CompiledRule]map[string]bool{}, propFacts: map[string]map[string]bool{}}
 	var all []*exprInfo
+	// tiedOnly are the event facts read only because a fact a host sends
+	// with them is (coupled): the sampling says so.
+	tiedOnly := map[string]bool{}
 	// byEvent holds the expressions evaluated on each event: an event's
 	// own string fact is tried with the literals compared on that event
 	// only (a tool name is not tried as a command name).
@@ -304,7 +308,10 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 		for _, g := range coupled[plan.Event.Name] {
 			if slices.ContainsFunc(g, func(f string) bool { return read[f] }) {
 				for _, f := range g {
-					read[f] = true
+					if !read[f] {
+						read[f] = true
+						tiedOnly[plan.Event.Name+"."+f] = true
+					}
 				}
 			}
 		}
@@ -473,11 +480,101 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 			dm.how[k] = declared
 		}
 	}
+	for k := range tiedOnly {
+		if dm.how[k] != declared {
+			dm.how[k] += "; no expression reads it: varied with the facts a host sends it with"
+		}
+	}
+	dm.tie()
 	if narrowed {
 		dm.values[factContextWindow] = []any{largest}
 		dm.how[factContextWindow] = byRemaining
 	}
 	return dm, nil
+}
+
+// tie makes the domains of the facts a host sends only together
+// (consistent, coupled) agree. The contract's own domains do; a domain the
+// verify block declares may not — outcome "error" with the error kind
+// declared as [""] only — and then every event with that value would be
+// dropped as one no host sends, its turns unexplored without a word.
+// Instead the first values the contract allows that a host sends with it
+// are added to the others' domains, and the sampling says so.
+func (dm *domains) tie() {
+	for _, event := range slices.Sorted(maps.Keys(coupled)) {
+		def, _ := contract.LookupEvent(event)
+		for _, g := range coupled[event] {
+			for _, f := range g {
+				vals, _ := dm.domain(event, f)
+				for _, v := range vals {
+					if dm.agree(def, g, f, v, false) != nil {
+						continue
+					}
+					for o, x := range dm.agree(def, g, f, v, true) {
+						key := event + "." + o
+						how, ok := dm.how[key]
+						if !ok {
+							how = dm.how[o]
+						}
+						have, _ := dm.domain(event, o)
+						if !slices.Contains(have, x) {
+							dm.perEvent[key] = append(slices.Clone(have), x)
+							dm.how[key] = how + fmt.Sprintf("; and %v, which a host sends with %s = %v", x, f, v)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// agree finds values of the facts of g other than f that a host sends
+// with f = v: from their domains, or with whole from every value the
+// contract allows them; nil when there are none.
+func (dm *domains) agree(def *contract.Event, g []string, f string, v any, whole bool) map[string]any {
+	facts := map[string]any{"event": def.Name, f: v}
+	var try func(i int) bool
+	try = func(i int) bool {
+		if i == len(g) {
+			return consistent(facts)
+		}
+		if g[i] == f {
+			return try(i + 1)
+		}
+		vals, _ := dm.domain(def.Name, g[i])
+		if whole {
+			vals = contractValues(def, g[i])
+		}
+		for _, x := range vals {
+			facts[g[i]] = x
+			if try(i + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	if !try(0) {
+		return nil
+	}
+	delete(facts, "event")
+	delete(facts, f)
+	return facts
+}
+
+// contractValues are the values the contract allows fact of def.
+func contractValues(def *contract.Event, fact string) []any {
+	for _, x := range def.AllFacts() {
+		switch {
+		case x.Name != fact:
+		case x.Type == contract.Bool:
+			return []any{false, true}
+		case len(x.Enum) > 0:
+			return toAny(x.Enum)
+		default:
+			return []any{x.Default}
+		}
+	}
+	return nil
 }
 
 // domain returns the values fact takes on event.

@@ -3,6 +3,7 @@ package verify_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/resetpolicy/resetpolicy/engine/verify"
@@ -77,6 +78,10 @@ func TestTurnsOfEveryOutcomeExplored(t *testing.T) {
 			map[string][]any{"outcome": {"aborted"}, "synthetic_abort": {true}}},
 		{"a guard reading only the outcome", small("event.outcome == 'error'"), "event.outcome == 'error'",
 			map[string][]any{"outcome": {"error"}, "error": toAnys(errKinds[1:])}},
+		{"an error kind declared as none", small("event.outcome == 'error'") + declare("turn_end.error", `[""]`), "event.outcome == 'error'",
+			map[string][]any{"outcome": {"error"}, "error": {errKinds[1]}}},
+		{"an outcome declared as completed only", small("event.synthetic_abort") + declare("turn_end.outcome", `["completed"]`), "event.synthetic_abort",
+			map[string][]any{"outcome": {"aborted"}, "synthetic_abort": {true}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,9 +90,13 @@ func TestTurnsOfEveryOutcomeExplored(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
 			}
-			f := findingOf(verify.Check(p, verify.Options{FailFast: true}), "probe")
+			r := verify.Check(p, verify.Options{FailFast: true})
+			f := findingOf(r, "probe")
 			if f == nil {
 				t.Fatalf("no turn_end where %s is explored", c.when)
+			}
+			if strings.Contains(c.name, "declared") && !slices.ContainsFunc(r.Sampling, func(s verify.Sampling) bool { return strings.Contains(s.How, "which a host sends with") }) {
+				t.Errorf("the sampling does not say which values were added to a declared domain: %+v", r.Sampling)
 			}
 			last := f.Trace[len(f.Trace)-1].Event
 			for fact, vals := range c.want {
@@ -98,6 +107,11 @@ func TestTurnsOfEveryOutcomeExplored(t *testing.T) {
 			replays(t, p, f)
 		})
 	}
+}
+
+// declare is a verify block declaring the domain of fact.
+func declare(fact, vals string) string {
+	return fmt.Sprintf("verify {\n  domain = { %q = %s }\n}\n", fact, vals)
 }
 
 func toAnys(xs []string) []any {
