@@ -499,7 +499,9 @@ func deriveDomains(p *rules.Policy, initial []lang.Value) (*domains, error) {
 // declared as [""] only — and then every event with that value would be
 // dropped as one no host sends, its turns unexplored without a word.
 // Instead the first values the contract allows that a host sends with it
-// are added to the others' domains, and the sampling says so.
+// are added to the others' domains, and the sampling says so. The tied
+// facts are strings and bools, so the how that no longer reads exactly
+// "declared" changes no threshold or id sampling (those read int facts).
 func (dm *domains) tie() {
 	for _, event := range slices.Sorted(maps.Keys(coupled)) {
 		def, _ := contract.LookupEvent(event)
