@@ -12,8 +12,18 @@ import (
 // never sends, so a counterexample is a session that can happen. The Pi
 // host (host/pi/src/hooks.ts onTurnEnd) gives a turn_end an error kind
 // exactly when its outcome is an error, and flags a synthetic abort only
-// on an aborted turn.
+// on an aborted turn; a summary_done (host/pi/src/effects.ts) is aborted
+// or already compact only when it is not ok, and never both at once.
 func consistent(facts map[string]any) bool {
+	if facts["event"] == "summary_done" {
+		ok, hasOK := facts["ok"].(bool)
+		aborted, _ := facts["aborted"].(bool)
+		already, _ := facts["already_compact"].(bool)
+		if !hasOK {
+			ok = true
+		}
+		return !(ok && (aborted || already)) && !(aborted && already)
+	}
 	if facts["event"] != "turn_end" {
 		return true
 	}

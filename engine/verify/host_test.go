@@ -121,3 +121,63 @@ func toAnys(xs []string) []any {
 	}
 	return out
 }
+
+// TestSummariesAHostSends: a summary_done is aborted or already compact
+// only when it is not ok, and never both (the contract; host/pi's
+// effects.ts), so no counterexample is a summary no host sends; and each
+// kind of failed summary is still explored, where a guard reads only ok
+// and where one reads only aborted or already_compact.
+func TestSummariesAHostSends(t *testing.T) {
+	const small = `
+policy "small" {}
+slot "failed" {
+  type = bool
+}
+group "g" {
+  rule "r" {
+    on   = "summary_done"
+    when = "%s"
+    set  = { failed = "true" }
+  }
+}
+property "probe" {
+  always_emits = "ask"
+  on           = "summary_done"
+  when         = "%s"
+}
+`
+	probeOn := func(when string) *verify.Finding {
+		t.Helper()
+		guard := "!event.ok"
+		if !strings.Contains(when, "event.ok") {
+			guard = when
+		}
+		p, diags := rules.Load(rules.Source{Name: "probe.hcl", Bytes: []byte(fmt.Sprintf(small, guard, when))})
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return findingOf(verify.Check(p, verify.Options{FailFast: true}), "probe")
+	}
+	for _, never := range []string{"event.ok && event.aborted", "event.ok && event.already_compact", "event.aborted && event.already_compact"} {
+		if f := probeOn(never); f != nil {
+			t.Errorf("a summary_done where %s was explored: %v", never, f.Trace[len(f.Trace)-1].Event)
+		}
+	}
+	for _, tried := range []string{"!event.ok && event.aborted", "!event.ok && event.already_compact", "!event.ok && !event.aborted && !event.already_compact"} {
+		if probeOn(tried) == nil {
+			t.Errorf("no summary_done where %s is explored", tried)
+		}
+	}
+	// Read alone, aborted is tried with the ok a host sends with it: with
+	// ok at its default true every aborted summary would be dropped.
+	for _, alone := range []string{"event.aborted", "event.already_compact"} {
+		f := probeOn(alone)
+		if f == nil {
+			t.Errorf("no summary_done where %s is explored when only it is read", alone)
+			continue
+		}
+		if last := f.Trace[len(f.Trace)-1].Event; last["ok"] != false {
+			t.Errorf("the summary_done explored for %s has ok = %v: %v", alone, last["ok"], last)
+		}
+	}
+}

@@ -170,4 +170,7 @@ func fromHolds(from []rules.Match, n *node) bool {
 
 // coupled are, per event, facts a host sends only in agreement
 // (consistent), varied together.
-var coupled = map[string][][]string{"turn_end": {{"outcome", "error", "synthetic_abort"}}}
+var coupled = map[string][][]string{
+	"turn_end":     {{"outcome", "error", "synthetic_abort"}},
+	"summary_done": {{"ok", "aborted", "already_compact"}},
+}
