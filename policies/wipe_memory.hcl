@@ -1135,6 +1135,40 @@ property "an aborted run never commits a reset when it settles" {
   when  = "event.outcome == 'aborted'"
 }
 
+# seed 000 line 48 "turn_end first clears everything on abort"; line 54 "A
+# user abort, an assistant message with a synthetic stopReason "aborted",
+# and a generic provider error ... none commits an ordinary close-out";
+# line 49 "only a manual close-out commits, if the outcome is successful,
+# the request belongs to the current window, the extension is enabled, and
+# no queued work remains"; line 50 "/pi-context off, and abort clear
+# transient request state".
+# Stated over the events, not over the request slots: an aborted turn, a
+# settlement with nothing queued and /pi-context off each end whatever was
+# pending, so a later settlement commits only what was asked since — a new
+# /wipe-memory, or an overflow that arms its recovery. The scope opens at
+# each of them; a settlement is itself one, so scope.openings >= 2 is a
+# settlement that another of them came before. A composed policy that
+# disables one of the clearing rules leaves a close-out armed past it, and
+# it commits at the next settlement.
+property "nothing pending survives an abort, a settlement or the switch" {
+  never = "commit_reset"
+  on    = "before_settle"
+  when  = "scope.openings >= 2"
+  after = [
+    { event = "turn_end", when = "event.outcome == 'aborted'" },
+    { event = "before_settle", when = "!event.queued || event.outcome == 'aborted'" },
+    { event = "toggle", when = "!event.on" },
+  ]
+  until = [
+    { event = "command", when = "event.name == 'wipe-memory' && event.enabled" },
+    { event = "turn_end", when = "event.outcome == 'error' && event.error == 'overflow'" },
+    { event = "settled" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+  ]
+}
+
 # seed 000 line 18-23: a new boundary is one retain-none checkpoint; the
 # host opens a new window after each.
 property "at most one reset per window" {

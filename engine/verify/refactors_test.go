@@ -24,6 +24,7 @@ var refactorKinds = []string{
 	"composed override", // a team file over the built-in restating it
 	"renamed",           // a slot or a slot value renamed everywhere
 	"equal default",     // a param's default written as an equal expression
+	"rule deleted",      // a rule no reachable state needs (a composed disable)
 	"properties reordered",
 }
 

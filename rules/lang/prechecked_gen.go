@@ -50,6 +50,12 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:4,dialog:1,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,scope{opened_ms:2,openings:2,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"event.name == 'wipe-memory' && event.enabled",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:7,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
 			"event.name == 'new_context'",
@@ -134,6 +140,7 @@ var prechecked = []precheckedEnv{
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(event.outcome == 'error' && event.error == 'overflow' && event.queued)",
 			"(event.outcome != 'completed' || event.synthetic_abort) && !(state.request == 'close-out' && state.request_source == 'manual' && event.outcome == 'error')",
 			"event.error != 'overflow'",
+			"event.outcome == 'aborted'",
 			"event.outcome == 'completed' && !event.synthetic_abort && event.enabled && event.auto_reset && event.context_window - event.tokens <= event.reserve + param.reserve_margin && state.request != 'stop-pending'",
 			"event.outcome == 'error' && (state.overflow == 'spent' || state.overflow == 'pending-spent') && !(state.request == 'close-out' && state.request_source == 'manual')",
 			"event.outcome == 'error' && event.error == 'overflow' && event.queued && event.enabled && !event.synthetic_abort && state.request != 'stop-pending' && ((state.request == 'close-out' && state.request_source == 'manual') || (event.auto_reset && (state.overflow == 'idle' || state.overflow == 'pending')))",
@@ -149,8 +156,15 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,scope{opened_ms:2,openings:2,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"event.outcome == 'error' && event.error == 'overflow'",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
 		srcs: []string{
+			"!event.queued || event.outcome == 'aborted'",
 			"event.outcome == 'aborted'",
 			"state.overflow == 'pending' && state.request != 'stop-pending' && !(state.request == 'close-out' && state.request_source == 'manual') && event.enabled && event.auto_reset && !event.queued && event.outcome != 'aborted'",
 			"state.request == 'close-out' && state.request_source == 'manual' && (state.overflow == 'pending' || state.overflow == 'pending-spent') && event.enabled && !event.queued && event.outcome != 'aborted'",
@@ -161,6 +175,12 @@ var prechecked = []precheckedEnv{
 		srcs: []string{
 			"event.outcome == 'aborted' || !event.queued",
 			"event.outcome == 'completed' && event.enabled && !event.queued",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,state{request:4,request_window:4,request_source:4,overflow:4,draft:4,draft_window:4,reminder_window:4,warning_window:4,scope{opened_ms:2,openings:2,param{reserve_margin:3,warning_runway:3,reminder_margin:3,message{checkpoint_warning:4,manual_checkpoint_warning:4,budget_reminder:4,boot:4,continuation:4,tool_ack:4,tool_ack_duplicate:4,tool_ack_manual:4,tool_ack_stopping:4,tool_off:4,command_ack:4,command_ack_duplicate:4,command_ack_stopping:4,command_off:4,reminder_notice:4,warning_notice:4,manual_close_out_dropped:4,compact_cancelled_notice:4,compact_after_reset_notice:4,reset_notice:4,@remaining:2,@reminder_at:3,@reminder_due:1,@warning_at:3,@warning_due:1,@hard_reserve_at:3,@hard_reserve:1,",
+		srcs: []string{
+			"scope.openings >= 2",
 		},
 	},
 	{
@@ -618,6 +638,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "!event.queued", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\r\x02\x01\x06\x05event\x06\a\r\x06queued\x00\x00"},
 	{src: "!event.queued && !(event.enabled && event.auto_reset)", tree: "\x02\x03\x03\x03\b\x0e\x10\x02&&\a\x00\x01\x01!\n\a\r\x02\x01\x06\x05event\x06\a\r\x06queued\x00\x00\a\x11\x12\x01!\b!#\x02&&\n\x19 \x02\x13\x18\x05event\x06\x19 \aenabled\x00\x00\n*4\x02$)\x05event\x06*4\nauto_reset\x00\x00"},
 	{src: "!event.queued && !event.user_input && event.window_id != state.request_window", tree: "\x03\x04\x04\x04\b#%\x02&&\b\x0e\x10\x02&&\a\x00\x01\x01!\n\a\r\x02\x01\x06\x05event\x06\a\r\x06queued\x00\x00\a\x11\x12\x01!\n\x18\"\x02\x12\x17\x05event\x06\x18\"\nuser_input\x00\x00\b68\x02!=\n,5\x02&+\x05event\x06,5\twindow_id\x00\x00\n?M\x029>\x05state\x06?M\x0erequest_window\x00\x00"},
+	{src: "!event.queued || event.outcome == 'aborted'", tree: "\x02\x02\x02\x03\b\x0e\x10\x02||\a\x00\x01\x01!\n\a\r\x02\x01\x06\x05event\x06\a\r\x06queued\x00\x00\b\x1f!\x02==\n\x17\x1e\x02\x11\x16\x05event\x06\x17\x1e\aoutcome\x00\x00\x06\"+\aaborted"},
 	{src: "!event.signal_aborted", tree: "\x00\x01\x01\x01\a\x00\x01\x01!\n\a\x15\x02\x01\x06\x05event\x06\a\x15\x0esignal_aborted\x00\x00"},
 	{src: "''", tree: "\x00\x00\x00\x01\x06\x00\x02\x00"},
 	{src: "'autocompacter: checkpoint at ' + string(active_force) + ' tokens'", tree: "\x02\x00\x01\x02\b78\x01+\b !\x01+\x06\x00\x1f\x1dautocompacter: checkpoint at \f\"(\x06string\x01\x02)5\factive_force\x069B\a tokens"},
@@ -693,6 +714,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.name == 'self-compact' && cooldown_holds", tree: "\x02\x01\x02\x02\b\x1d\x1f\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1c\fself-compact\x02 .\x0ecooldown_holds"},
 	{src: "event.name == 'wipe-memory'", tree: "\x01\x01\x01\x02\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory"},
 	{src: "event.name == 'wipe-memory' && !event.enabled", tree: "\x02\x02\x02\x03\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\a\x1f \x01!\n&-\x02 %\x05event\x06&-\aenabled\x00\x00"},
+	{src: "event.name == 'wipe-memory' && event.enabled", tree: "\x02\x02\x02\x03\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\n%,\x02\x1f$\x05event\x06%,\aenabled\x00\x00"},
 	{src: "event.name == 'wipe-memory' && event.enabled && !event.idle && !(state.request == 'close-out' && state.request_source == 'manual' && state.request_window == event.window_id)", tree: "\t\a\a\n\b<>\x02&&\b-/\x02&&\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\n%,\x02\x1f$\x05event\x06%,\aenabled\x00\x00\a01\x01!\n7;\x0216\x05event\x067;\x04idle\x00\x00\a?@\x01!\b\x82\x01\x84\x01\x02&&\b^`\x02&&\bOQ\x02==\nGN\x02AF\x05state\x06GN\arequest\x00\x00\x06R]\tclose-out\bvx\x02==\ngu\x02af\x05state\x06gu\x0erequest_source\x00\x00\x06y\x81\x01\x06manual\b\x9a\x01\x9c\x01\x02==\n\x8b\x01\x99\x01\x02\x85\x01\x8a\x01\x05state\x06\x8b\x01\x99\x01\x0erequest_window\x00\x00\n\xa3\x01\xac\x01\x02\x9d\x01\xa2\x01\x05event\x06\xa3\x01\xac\x01\twindow_id\x00\x00"},
 	{src: "event.name == 'wipe-memory' && event.enabled && event.idle && !(state.request == 'close-out' && state.request_source == 'manual' && state.request_window == event.window_id)", tree: "\t\a\a\n\b;=\x02&&\b-/\x02&&\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\n%,\x02\x1f$\x05event\x06%,\aenabled\x00\x00\n6:\x0205\x05event\x066:\x04idle\x00\x00\a>?\x01!\b\x81\x01\x83\x01\x02&&\b]_\x02&&\bNP\x02==\nFM\x02@E\x05state\x06FM\arequest\x00\x00\x06Q\\\tclose-out\buw\x02==\nft\x02`e\x05state\x06ft\x0erequest_source\x00\x00\x06x\x80\x01\x06manual\b\x99\x01\x9b\x01\x02==\n\x8a\x01\x98\x01\x02\x84\x01\x89\x01\x05state\x06\x8a\x01\x98\x01\x0erequest_window\x00\x00\n\xa2\x01\xab\x01\x02\x9c\x01\xa1\x01\x05event\x06\xa2\x01\xab\x01\twindow_id\x00\x00"},
 	{src: "event.name == 'wipe-memory' && state.request_window == event.window_id", tree: "\x03\x03\x03\x04\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\b46\x02==\n%3\x02\x1f$\x05state\x06%3\x0erequest_window\x00\x00\n=F\x027<\x05event\x06=F\twindow_id\x00\x00"},
@@ -810,6 +832,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "remaining <= reminder_at", tree: "\x01\x00\x02\x00\b\n\f\x02<=\x02\x00\t\tremaining\x02\r\x18\vreminder_at"},
 	{src: "remaining <= warning_at", tree: "\x01\x00\x02\x00\b\n\f\x02<=\x02\x00\t\tremaining\x02\r\x17\nwarning_at"},
 	{src: "retry_delay_ms == 0 ? ' The next automatic attempt can run at the next turn end.' : ' The next automatic attempt waits ' + (retry_delay_ms % 1000 == 0 ? string(retry_delay_ms / 1000) + ' s' : string(retry_delay_ms) + ' ms') + ': it runs at the first turn end after that.'", tree: "\b\x00\x04\x05\r\x8e\x02\x8f\x02\x01\b\x0f\x11\x02==\x02\x00\x0e\x0eretry_delay_ms\x03\x12\x13\x00\x06\x16Q9 The next automatic attempt can run at the next turn end.\b\xe0\x01\xe1\x01\x01+\byz\x01+\x06Tx\" The next automatic attempt waits \r\xde\x01\xdf\x01\x01\b\x92\x01\x94\x01\x02==\b\x8b\x01\x8c\x01\x01%\x02|\x8a\x01\x0eretry_delay_ms\x03\x8d\x01\x91\x01\xd0\x0f\x03\x95\x01\x96\x01\x00\b\xb7\x01\xb8\x01\x01+\f\x99\x01\x9f\x01\x06string\x01\b\xaf\x01\xb0\x01\x01/\x02\xa0\x01\xae\x01\x0eretry_delay_ms\x03\xb1\x01\xb5\x01\xd0\x0f\x06\xb9\x01\xbd\x01\x02 s\b\xd7\x01\xd8\x01\x01+\f\xc0\x01\xc6\x01\x06string\x01\x02\xc7\x01\xd5\x01\x0eretry_delay_ms\x06\xd9\x01\xde\x01\x03 ms\x06\xe2\x01\x8f\x02+: it runs at the first turn end after that."},
+	{src: "scope.openings >= 2", tree: "\x01\x01\x01\x01\b\x0f\x11\x02>=\n\x06\x0e\x02\x00\x05\x05scope\x06\x06\x0e\bopenings\x00\x00\x03\x12\x13\x04"},
 	{src: "scope.openings >= param.failure_limit", tree: "\x01\x02\x02\x02\b\x0f\x11\x02>=\n\x06\x0e\x02\x00\x05\x05scope\x06\x06\x0e\bopenings\x00\x00\n\x18%\x02\x12\x17\x05param\x06\x18%\rfailure_limit\x00\x00"},
 	{src: "state.attempt_seq + 1", tree: "\x01\x01\x01\x01\b\x12\x13\x01+\n\x06\x11\x02\x00\x05\x05state\x06\x06\x11\vattempt_seq\x00\x00\x03\x14\x15\x02"},
 	{src: "state.checkpoint_seq + 1", tree: "\x01\x01\x01\x01\b\x15\x16\x01+\n\x06\x14\x02\x00\x05\x05state\x06\x06\x14\x0echeckpoint_seq\x00\x00\x03\x17\x18\x02"},
