@@ -1237,6 +1237,63 @@ run "clear: '/pi-context off ... clear[s] transient request state'" {
   }
 }
 
+# What a host sees of the clearing: each of these ends a /wipe-memory
+# close-out, so the settlement after it commits nothing (the property
+# "nothing pending survives an abort, a settlement or the switch").
+
+run "clear: seed 000 line 54 'none commits an ordinary close-out': a /wipe-memory a synthetic abort ended does not commit when the run settles" {
+  event "command" {
+    name = "wipe-memory"
+  }
+  event "turn_end" {
+    outcome         = "aborted"
+    synthetic_abort = true
+  }
+  event "before_settle" {
+    outcome = "completed"
+    expect {
+      effects = []
+    }
+  }
+}
+
+run "clear: seed 000 line 49 'only a manual close-out commits, if the outcome is successful': a close-out a failed settlement dropped does not commit at the next" {
+  event "command" {
+    name = "wipe-memory"
+  }
+  event "before_settle" {
+    outcome = "error"
+    expect {
+      effects = []
+    }
+  }
+  event "before_settle" {
+    outcome = "completed"
+    expect {
+      effects = []
+    }
+  }
+}
+
+run "clear: seed 000 line 50 '/pi-context off ... clear[s] transient request state': a /wipe-memory from before the switch went off does not commit once it is back on" {
+  event "command" {
+    name = "wipe-memory"
+  }
+  event "toggle" {
+    on      = false
+    enabled = false
+  }
+  event "toggle" {
+    on = true
+  }
+  event "before_settle" {
+    outcome = "completed"
+    expect {
+      effects = []
+    }
+  }
+}
+
 # ============================================================ Lifecycle at a glance
 
 run "table `wipe_memory` tool: 'At turn_end, after the complete tool batch ... append the reset boundary and ask Pi to continue'" {
