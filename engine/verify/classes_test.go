@@ -37,6 +37,7 @@ func explored(p *rules.Policy, opts verify.Options, check func(*rules.Policy, ve
 // counterexamples, warnings and unfired rules — on the built-ins and on
 // every mutant, which make properties fail.
 func TestClassesChangeNothing(t *testing.T) {
+	t.Parallel() // seconds of CPU: beside the package's other long tests
 	type run struct {
 		name string
 		p    *rules.Policy

@@ -46,6 +46,7 @@ func readMutants(t *testing.T) []mutant {
 // the seed sentence it breaks, with a counterexample that replays in eval
 // and a run block that fails in test; the suite covers every built-in.
 func TestMutants(t *testing.T) {
+	t.Parallel() // seconds of CPU: beside the package's other long tests
 	ms := readMutants(t)
 	if len(ms) < 20 {
 		t.Fatalf("%d mutants; the suite keeps at least 20", len(ms))

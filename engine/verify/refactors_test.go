@@ -125,6 +125,7 @@ func (r refactor) load(t *testing.T, ov ...rules.Override) (*rules.Policy, rules
 // built-in's own test file. A verify that reported a false finding on a
 // rewrite that changes nothing a host can see fails here.
 func TestRefactorsVerifyClean(t *testing.T) {
+	t.Parallel() // seconds of CPU: beside the package's other long tests
 	rs := readRefactors(t)
 	per, kinds := map[string]int{}, map[string]bool{}
 	for _, r := range rs {
