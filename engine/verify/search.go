@@ -187,6 +187,13 @@ func Check(p *rules.Policy, opts Options) *Result {
 		for _, e := range append(append(slices.Clone(pr.On), pr.CycleEndsOn...), pr.InputEvents...) {
 			handled[e] = true
 		}
+		// An event only a scope names still moves the scope: a composed
+		// policy that disables the one rule of session_shutdown must not
+		// take the shutdown, and what the scope says after it, out of the
+		// exploration.
+		for _, e := range scopeEvents(pr) {
+			handled[e] = true
+		}
 	}
 	for _, e := range contract.Events {
 		if handled[e.Name] {
@@ -624,4 +631,19 @@ func (m *model) report(name string, kind Kind, msg string, at int, last *step) {
 	}
 	m.found[name] = &Finding{Name: name, Kind: kind, Message: msg, Trace: m.trace(steps)}
 	m.order = append(m.order, name)
+}
+
+// scopeEvents are the events a property's scope markers name: its after
+// and until events, each then event and the events that disarm it.
+func scopeEvents(pr *rules.Property) []string {
+	var out []string
+	for _, m := range append(slices.Clone(pr.After), pr.Until...) {
+		for ; m != nil; m = m.Then {
+			if m.Event != "" {
+				out = append(out, m.Event)
+			}
+			out = append(out, m.Unless...)
+		}
+	}
+	return out
 }
