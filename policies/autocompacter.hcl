@@ -1531,3 +1531,99 @@ property "no continuation loop without a new request or a saved checkpoint" {
     toggle        = "true"
   }
 }
+
+# seed 002 line 20 "This cooldown prevents repeated requests without new
+# work": new work ends the cooldown. A self-compact right after a
+# completed turn with tool results, or after a request carrying a user
+# prompt, inside the cooldown, with no request stored, is taken (the
+# tool_requested message's text, which autocompacter.test.hcl pins), not
+# dropped for the cooldown. Stated over the events, so a composed policy
+# that disables a rule ending the cooldown (neither has an effect of its
+# own) is caught. That the new work came inside the cooldown is read from
+# the policy's cooldown_until, which the property "no checkpoint inside the
+# cooldown" states by the clock; the self-compact is checked only as the
+# event right after the new work: a scope open until the next saved
+# summary kept a second history of the cooldown beside the policy's and
+# took verify's states of this policy from 5,467 to 7,812.
+property "new work ends the cooldown" {
+  always_emits = "reply"
+  with         = { text = "Checkpoint requested: it is taken when this turn and its tool calls finish, and you resume from the summary." }
+  on           = "tool"
+  when         = "event.name == 'self-compact' && state.request == 'none'"
+  after = [
+    {
+      event = "turn_end"
+      when  = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && event.now_ms < state.cooldown_until"
+      then  = { event = "tool", when = "event.name == 'self-compact'", unless = ["session_start", "session_tree", "session_shutdown", "model_select", "toggle", "command", "request", "turn_end", "agent_end", "before_settle", "settled", "before_compact", "compact_done", "compact_failed", "summary_done", "before_tree"] }
+    },
+    {
+      event = "request"
+      when  = "event.user_input && event.now_ms < state.cooldown_until"
+      then  = { event = "tool", when = "event.name == 'self-compact'", unless = ["session_start", "session_tree", "session_shutdown", "model_select", "toggle", "command", "request", "turn_end", "agent_end", "before_settle", "settled", "before_compact", "compact_done", "compact_failed", "summary_done", "before_tree"] }
+    },
+  ]
+  until = { event = "tool", inclusive = true }
+}
+
+# seed 002 line 26 "/autocompacter clears the failure state and tries
+# again": a /autocompacter stored while a turn runs (the command_queued
+# message's text) is taken at the next completed turn, whatever retry
+# delay the failures before it set. The session ending in a compaction
+# already (line 12 "An existing compaction at the same boundary prevents a
+# duplicate") is read from the policy's compacted slot; any other
+# checkpoint, compaction, summary or session change before that turn ends
+# the scope.
+property "/autocompacter tries again at the next turn" {
+  always_emits = "checkpoint"
+  on           = "turn_end"
+  when         = "event.outcome == 'completed' && !event.synthetic_abort && !state.compacted"
+  after        = { effect = "reply", with = { text = "Checkpoint requested: it is taken when the current turn and its tool calls finish." } }
+  until = [
+    { event = "turn_end", inclusive = true },
+    { effect = "checkpoint" },
+    { event = "before_compact" },
+    { event = "compact_done" },
+    { event = "summary_done" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+  ]
+}
+
+# Pi tears a session down by aborting first, and the user's abort stops a
+# summary too (docs/pi.md's seed-reading notes): seed 002 line 12
+# "Session replacement also cancels stale work"; an aborted summary is no
+# summary error (line 24 "The extension adds a visible error message" is
+# for those): no notice, no continuation.
+property "an aborted summary is no summary error" {
+  never = "notify"
+  on    = "summary_done"
+  when  = "event.aborted"
+}
+
+property "an aborted summary never continues" {
+  never = "continue"
+  on    = "summary_done"
+  when  = "event.aborted"
+}
+
+# seed 002 line 12 "Session replacement also cancels stale work": a
+# checkpoint still being written when the session changes or shuts down
+# is dropped, so its late summary never continues the run. Stated over
+# the checkpoint effect and the events, so a composed policy that disables
+# the rule dropping the checkpoint at shutdown (it has no effect of its
+# own) is caught; "a stale summary never continues" states the same from
+# the policy's checkpoint_id.
+property "a summary after a session change never continues" {
+  never = "continue"
+  on    = "summary_done"
+  after = [
+    { effect = "checkpoint", then = { event = "session_start", unless = ["summary_done"] } },
+    { effect = "checkpoint", then = { event = "session_tree", unless = ["summary_done"] } },
+    { effect = "checkpoint", then = { event = "session_shutdown", unless = ["summary_done"] } },
+  ]
+  until = [
+    { event = "summary_done", inclusive = true },
+    { effect = "checkpoint" },
+  ]
+}

@@ -739,3 +739,56 @@ property "no continuation from the compaction hook or agent_end" {
   never = "continue"
   on    = ["compact_done", "agent_end"]
 }
+
+# seed 001 line 12 "Attempt onComplete | Consume attempt": once the
+# completion of the attempt compact carried arrived, nothing is pending
+# any more, so the next new_context call is a new request, not "already
+# pending" (which would leave the agent with no reset at all: the request
+# and the attempt it still waits for never end). Stated over the compact
+# effect and the callback echoing its attempt; the reply is the
+# new_context_already_pending message's text.
+property "a completed attempt is consumed" {
+  never = "reply"
+  on    = "tool"
+  with  = { text = "A new context is already pending for this window; it happens when the run settles. Stop here." }
+  after = {
+    effect = "compact"
+    then = {
+      event  = "attempt_complete"
+      when   = "event.attempt == scope.attempt"
+      unless = ["attempt_error", "session_start", "session_tree", "session_shutdown", "toggle"]
+    }
+  }
+  until = [
+    { event = "tool", when = "event.name == 'new_context'", inclusive = true },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
+}
+
+# seed 001 line 16 "After it, the model either ends the window itself with
+# new_context or rides into Pi's automatic compaction, which resets on the
+# spot with no turn"; line 18 "an automatic compaction is already the
+# reset and resumes through Pi's own caller": a host compaction (answered
+# with the reset boundary) satisfies a request still pending. Line 10
+# "agent_settled | If idle and an explicit request is pending, create one
+# identified attempt": the seed names no abort among the reasons to reset,
+# so a run the user aborted drops its request at its settlement. Line 14:
+# a session change or the switch turned off drops it too. After any of
+# them no attempt starts, there or later, until the agent asks again.
+# Stated over the events, so a composed policy that disables a rule
+# dropping the request (none has an effect of its own) is caught.
+property "no attempt after the request was dropped until the agent asks again" {
+  never = "compact"
+  after = [
+    { event = "compact_done", when = "event.enabled" },
+    { event = "settled", when = "event.aborted" },
+    { event = "session_start" },
+    { event = "session_tree" },
+    { event = "session_shutdown" },
+    { event = "toggle", when = "!event.on" },
+  ]
+  until = { event = "tool", when = "event.name == 'new_context'" }
+}

@@ -8,6 +8,7 @@ var prechecked = []precheckedEnv{
 	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,aborted:1,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
 		srcs: []string{
+			"event.aborted",
 			"state.request == 'pending' && state.attempt == 'none' && event.idle && event.enabled && !event.aborted",
 		},
 	},
@@ -62,9 +63,29 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:7,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,attempt:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.name == 'new_context'",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:7,state{request:4,attempt:4,attempt_id:2,attempt_seq:2,warned_window:4,warning_draft:4,overflow:4,scope{opened_ms:2,openings:2,param{warning_runway:3,message{checkpoint_warning:4,continuation:4,new_context_ack:4,new_context_already_pending:4,new_context_off:4,reset_failed:4,uncompactable:4,@remaining:2,@warning_at:3,@warning_due:1,",
+		srcs: []string{
+			"event.name == 'new_context'",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,name:4,args:7,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.name == 'self-compact'",
+			"event.name == 'self-compact' && state.request == 'none'",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,ok:1,error:4,attempt:2,aborted:1,already_compact:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
 		srcs: []string{
 			"!event.ok && !event.aborted && !event.already_compact && state.phase == 'summarizing' && event.attempt == state.checkpoint_id",
+			"event.aborted",
 			"event.attempt != 0 && event.attempt != state.checkpoint_id",
 			"event.ok",
 			"event.ok && event.attempt == state.checkpoint_id && state.phase == 'summarizing'",
@@ -124,6 +145,7 @@ var prechecked = []precheckedEnv{
 		srcs: []string{
 			"event.outcome != 'completed' || event.synthetic_abort",
 			"event.outcome == 'completed' && !event.synthetic_abort && event.enabled && state.phase == 'idle' && !state.compacted && event.now_ms >= state.cooldown_until && event.now_ms >= state.retry_at && state.failures < param.failure_limit && event.tokens >= int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))",
+			"event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && event.now_ms < state.cooldown_until",
 			"state.request == 'none' && event.tool_results == 0 && !event.queued",
 		},
 	},
@@ -132,6 +154,12 @@ var prechecked = []precheckedEnv{
 		srcs: []string{
 			"event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0",
 			"state.request == 'none' && scope.openings >= param.failure_limit",
+		},
+	},
+	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,outcome:4,error:4,synthetic_abort:1,tool_results:2,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,text:4,terminate:1,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.outcome == 'completed' && !event.synthetic_abort && !state.compacted",
 		},
 	},
 	{
@@ -583,6 +611,12 @@ var prechecked = []precheckedEnv{
 		},
 	},
 	{
+		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,user_input:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
+		srcs: []string{
+			"event.user_input && event.now_ms < state.cooldown_until",
+		},
+	},
+	{
 		sig: "event{window_id:4,now_ms:2,enabled:1,auto_reset:1,auto_compaction:1,tokens:2,context_window:2,reserve:2,idle:1,queued:1,user_input:1,state{request:4,phase:4,checkpoint_id:2,checkpoint_seq:2,resume:1,compacted:1,noticed:1,warned:1,failures:2,retry_at:2,cooldown_until:2,notice_set:2,warning_set:2,force_set:2,scope{opened_ms:2,openings:2,param{notice_limit:3,warning_limit:3,force_limit:3,force_cap:3,force_ratio:3,cooldown_ms:3,retry_delays_ms:5,failure_limit:3,message{notice:4,warning:4,tool_requested:4,already_requested:4,command_started:4,command_queued:4,checkpoint_running:4,already_compacted:4,already_compact:4,nothing_to_cut:4,checkpoint_turn:4,cooldown_dropped:4,request_dropped_turn:4,pi_compaction_paused:4,pi_compaction_retry_wait:4,duplicate_compaction:4,summary_failed:4,failed_continues:4,summary_failed_paused:4,limit_saved:4,limits_reset:4,limit_rejected:4,usage:4,setup_needs_dialog:4,setup_notice:4,setup_warning:4,setup_force:4,@saved_notice:2,@saved_warning:2,@saved_force:2,@active_force:2,@force_scale:3,@active_warning:2,@active_notice:2,@paused:1,@cooled_down:1,@cooldown_holds:1,@cooldown_left_s:2,@retry_delay_ms:2,@retry_wait_text:4,@retry_due:1,",
 		srcs: []string{
 			"event.user_input",
@@ -712,6 +746,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.name == 'new_context' && !event.enabled", tree: "\x02\x02\x02\x03\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vnew_context\a\x1f \x01!\n&-\x02 %\x05event\x06&-\aenabled\x00\x00"},
 	{src: "event.name == 'self-compact'", tree: "\x01\x01\x01\x02\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1c\fself-compact"},
 	{src: "event.name == 'self-compact' && cooldown_holds", tree: "\x02\x01\x02\x02\b\x1d\x1f\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1c\fself-compact\x02 .\x0ecooldown_holds"},
+	{src: "event.name == 'self-compact' && state.request == 'none'", tree: "\x03\x02\x02\x04\b\x1d\x1f\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1c\fself-compact\b.0\x02==\n&-\x02 %\x05state\x06&-\arequest\x00\x00\x0617\x04none"},
 	{src: "event.name == 'wipe-memory'", tree: "\x01\x01\x01\x02\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory"},
 	{src: "event.name == 'wipe-memory' && !event.enabled", tree: "\x02\x02\x02\x03\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\a\x1f \x01!\n&-\x02 %\x05event\x06&-\aenabled\x00\x00"},
 	{src: "event.name == 'wipe-memory' && event.enabled", tree: "\x02\x02\x02\x03\b\x1c\x1e\x02&&\b\v\r\x02==\n\x06\n\x02\x00\x05\x05event\x06\x06\n\x04name\x00\x00\x06\x0e\x1b\vwipe-memory\n%,\x02\x1f$\x05event\x06%,\aenabled\x00\x00"},
@@ -735,6 +770,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome == 'aborted' || event.synthetic_abort || (event.outcome == 'error' && event.error != 'overflow')", tree: "\x06\x04\x04\a\b46\x02||\b\x1b\x1d\x02||\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1a\aaborted\n$3\x02\x1e#\x05event\x06$3\x0fsynthetic_abort\x00\x00\bQS\x02&&\bFH\x02==\n>E\x028=\x05event\x06>E\aoutcome\x00\x00\x06IP\x05error\b`b\x02!=\nZ_\x02TY\x05event\x06Z_\x05error\x00\x00\x06cm\boverflow"},
 	{src: "event.outcome == 'completed'", tree: "\x01\x01\x01\x02\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort", tree: "\x02\x02\x02\x03\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00"},
+	{src: "event.outcome == 'completed' && !event.synthetic_abort && !state.compacted", tree: "\x03\x03\x03\x04\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\a:;\x01!\nAJ\x02;@\x05state\x06AJ\tcompacted\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && cooled_down && retry_due", tree: "\x04\x02\x04\x03\bFH\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\x02:E\vcooled_down\x02IR\tretry_due"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.compacted && cooled_down && retry_due && !paused && event.tokens >= active_force", tree: "\t\x05\t\x06\b\x83\x01\x85\x01\x02&&\bxz\x02&&\bkm\x02&&\b\\^\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\aKL\x01!\nR[\x02LQ\x05state\x06R[\tcompacted\x00\x00\x02_j\vcooled_down\x02nw\tretry_due\a{|\x01!\x02|\x82\x01\x06paused\b\x93\x01\x95\x01\x02>=\n\x8c\x01\x92\x01\x02\x86\x01\x8b\x01\x05event\x06\x8c\x01\x92\x01\x06tokens\x00\x00\x02\x96\x01\xa2\x01\factive_force"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && !state.noticed && event.tokens >= active_notice", tree: "\x06\x05\x06\x06\bZ\\\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\aKL\x01!\nRY\x02LQ\x05state\x06RY\anoticed\x00\x00\bjl\x02>=\nci\x02]b\x05event\x06ci\x06tokens\x00\x00\x02mz\ractive_notice"},
@@ -743,6 +779,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.enabled && state.phase == 'idle' && !state.compacted && event.now_ms >= state.cooldown_until && event.now_ms >= state.retry_at && state.failures < param.failure_limit && event.tokens >= int(min(saved_force, param.force_cap, param.force_ratio * event.context_window))", tree: "\x0f\x0f\x10\x11\b\xe7\x01\xe9\x01\x02&&\b\xbf\x01\xc1\x01\x02&&\b\x9d\x01\x9f\x01\x02&&\buw\x02&&\bac\x02&&\bHJ\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@G\x02:?\x05event\x06@G\aenabled\x00\x00\bWY\x02==\nQV\x02KP\x05state\x06QV\x05phase\x00\x00\x06Z`\x04idle\ade\x01!\nkt\x02ej\x05state\x06kt\tcompacted\x00\x00\b\x85\x01\x87\x01\x02>=\n~\x84\x01\x02x}\x05event\x06~\x84\x01\x06now_ms\x00\x00\n\x8e\x01\x9c\x01\x02\x88\x01\x8d\x01\x05state\x06\x8e\x01\x9c\x01\x0ecooldown_until\x00\x00\b\xad\x01\xaf\x01\x02>=\n\xa6\x01\xac\x01\x02\xa0\x01\xa5\x01\x05event\x06\xa6\x01\xac\x01\x06now_ms\x00\x00\n\xb6\x01\xbe\x01\x02\xb0\x01\xb5\x01\x05state\x06\xb6\x01\xbe\x01\bretry_at\x00\x00\b\xd1\x01\xd2\x01\x01<\n\xc8\x01\xd0\x01\x02\xc2\x01\xc7\x01\x05state\x06\xc8\x01\xd0\x01\bfailures\x00\x00\n\xd9\x01\xe6\x01\x02\xd3\x01\xd8\x01\x05param\x06\xd9\x01\xe6\x01\rfailure_limit\x00\x00\b\xf7\x01\xf9\x01\x02>=\n\xf0\x01\xf6\x01\x02\xea\x01\xef\x01\x05event\x06\xf0\x01\xf6\x01\x06tokens\x00\x00\f\xfa\x01\xfd\x01\x03int\x01\f\xfe\x01\x81\x02\x03min\x03\x02\x82\x02\x8d\x02\vsaved_force\n\x95\x02\x9e\x02\x02\x8f\x02\x94\x02\x05param\x06\x95\x02\x9e\x02\tforce_cap\x00\x00\b\xb2\x02\xb3\x02\x01*\n\xa6\x02\xb1\x02\x02\xa0\x02\xa5\x02\x05param\x06\xa6\x02\xb1\x02\vforce_ratio\x00\x00\n\xba\x02\xc8\x02\x02\xb4\x02\xb9\x02\x05event\x06\xba\x02\xc8\x02\x0econtext_window\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0", tree: "\x04\x03\x03\x04\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMN\x01>\n@L\x02:?\x05event\x06@L\ftool_results\x00\x00\x03OP\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && !cooled_down", tree: "\x05\x03\x04\x04\bQS\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMN\x01>\n@L\x02:?\x05event\x06@L\ftool_results\x00\x00\x03OP\x00\aTU\x01!\x02U`\vcooled_down"},
+	{src: "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && event.now_ms < state.cooldown_until", tree: "\x06\x05\x05\x06\bQS\x02&&\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMN\x01>\n@L\x02:?\x05event\x06@L\ftool_results\x00\x00\x03OP\x00\bab\x01<\nZ`\x02TY\x05event\x06Z`\x06now_ms\x00\x00\niw\x02ch\x05state\x06iw\x0ecooldown_until\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && state.compacted", tree: "\x03\x03\x03\x04\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\n@I\x02:?\x05state\x06@I\tcompacted\x00\x00"},
 	{src: "event.outcome == 'completed' && !event.synthetic_abort && state.draft_window == event.window_id", tree: "\x04\x04\x04\x05\b79\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\a !\x01!\n'6\x02!&\x05event\x06'6\x0fsynthetic_abort\x00\x00\bMO\x02==\n@L\x02:?\x05state\x06@L\fdraft_window\x00\x00\nV_\x02PU\x05event\x06V_\twindow_id\x00\x00"},
 	{src: "event.outcome == 'completed' && event.enabled && !event.queued", tree: "\x03\x03\x03\x04\b.0\x02&&\b\x1d\x1f\x02&&\b\x0e\x10\x02==\n\x06\r\x02\x00\x05\x05event\x06\x06\r\aoutcome\x00\x00\x06\x11\x1c\tcompleted\n&-\x02 %\x05event\x06&-\aenabled\x00\x00\a12\x01!\n8>\x0227\x05event\x068>\x06queued\x00\x00"},
@@ -773,6 +810,7 @@ var preparsedTrees = []preparsedTree{
 	{src: "event.tool_results > 0 || event.queued", tree: "\x02\x02\x02\x02\b\x17\x19\x02||\b\x13\x14\x01>\n\x06\x12\x02\x00\x05\x05event\x06\x06\x12\ftool_results\x00\x00\x03\x15\x16\x00\n &\x02\x1a\x1f\x05event\x06 &\x06queued\x00\x00"},
 	{src: "event.user_input", tree: "\x00\x01\x01\x01\n\x06\x10\x02\x00\x05\x05event\x06\x06\x10\nuser_input\x00\x00"},
 	{src: "event.user_input && !cooled_down", tree: "\x01\x01\x02\x01\b\x11\x13\x02&&\n\x06\x10\x02\x00\x05\x05event\x06\x06\x10\nuser_input\x00\x00\a\x14\x15\x01!\x02\x15 \vcooled_down"},
+	{src: "event.user_input && event.now_ms < state.cooldown_until", tree: "\x02\x03\x03\x03\b\x11\x13\x02&&\n\x06\x10\x02\x00\x05\x05event\x06\x06\x10\nuser_input\x00\x00\b!\"\x01<\n\x1a \x02\x14\x19\x05event\x06\x1a \x06now_ms\x00\x00\n)7\x02#(\x05state\x06)7\x0ecooldown_until\x00\x00"},
 	{src: "event.window_id", tree: "\x00\x01\x01\x01\n\x06\x0f\x02\x00\x05\x05event\x06\x06\x0f\twindow_id\x00\x00"},
 	{src: "false", tree: "\x00\x00\x00\x00\x05\x00\x05\x00"},
 	{src: "int(field(event.args, 1))", tree: "\x00\x01\x02\x01\f\x00\x03\x03int\x01\v\x04\t\x02\x04\t\x05field\x02\n\x10\x14\x02\n\x0f\x05event\x06\x10\x14\x04args\x00\x00\x03\x16\x17\x02"},
