@@ -1532,39 +1532,6 @@ property "no continuation loop without a new request or a saved checkpoint" {
   }
 }
 
-# seed 002 line 20 "This cooldown prevents repeated requests without new
-# work": new work ends the cooldown. A self-compact right after a
-# completed turn with tool results, or after a request carrying a user
-# prompt, inside the cooldown, with no request stored, is taken (the
-# tool_requested message's text, which autocompacter.test.hcl pins), not
-# dropped for the cooldown. Stated over the events, so a composed policy
-# that disables a rule ending the cooldown (neither has an effect of its
-# own) is caught. That the new work came inside the cooldown is read from
-# the policy's cooldown_until, which the property "no checkpoint inside the
-# cooldown" states by the clock; the self-compact is checked only as the
-# event right after the new work: a scope open until the next saved
-# summary kept a second history of the cooldown beside the policy's and
-# took verify's states of this policy from 5,467 to 7,812.
-property "new work ends the cooldown" {
-  always_emits = "reply"
-  with         = { text = "Checkpoint requested: it is taken when this turn and its tool calls finish, and you resume from the summary." }
-  on           = "tool"
-  when         = "event.name == 'self-compact' && state.request == 'none'"
-  after = [
-    {
-      event = "turn_end"
-      when  = "event.outcome == 'completed' && !event.synthetic_abort && event.tool_results > 0 && event.now_ms < state.cooldown_until"
-      then  = { event = "tool", when = "event.name == 'self-compact'", unless = ["session_start", "session_tree", "session_shutdown", "model_select", "toggle", "command", "request", "turn_end", "agent_end", "before_settle", "settled", "before_compact", "compact_done", "compact_failed", "summary_done", "before_tree"] }
-    },
-    {
-      event = "request"
-      when  = "event.user_input && event.now_ms < state.cooldown_until"
-      then  = { event = "tool", when = "event.name == 'self-compact'", unless = ["session_start", "session_tree", "session_shutdown", "model_select", "toggle", "command", "request", "turn_end", "agent_end", "before_settle", "settled", "before_compact", "compact_done", "compact_failed", "summary_done", "before_tree"] }
-    },
-  ]
-  until = { event = "tool", inclusive = true }
-}
-
 # seed 002 line 26 "/autocompacter clears the failure state and tries
 # again": a /autocompacter stored while a turn runs (the command_queued
 # message's text) is taken at the next completed turn, whatever retry
