@@ -251,6 +251,7 @@ func (p *Property) decodeScope(b *hcl.Block, attr func(string) (*hcl.Attribute, 
 		diags = append(diags, d...)
 		p.Until = ms
 	}
+	diags = append(diags, thenClosedAtOnce(p.After, p.Until)...)
 	if a, ok := attr("within"); ok {
 		w, d := literalString(a.Expr, "within")
 		diags = append(diags, d...)
@@ -509,4 +510,24 @@ type Entry = entry
 func (e entry) Values() []string {
 	vals, _, _ := stringOrList(e.Value, "a state value")
 	return vals
+}
+
+// thenClosedAtOnce rejects an until event, with no condition and not
+// inclusive, that is also a then of the same property: the event that
+// opens the scope would close it before its own decision, so the property
+// would check nothing and hold whatever the policy does.
+func thenClosedAtOnce(after, until []*Marker) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, u := range until {
+		if u.Event == "" || u.whenExpr != nil || u.Inclusive {
+			continue
+		}
+		for _, a := range after {
+			if a.Then != nil && a.Then.Event == u.Event {
+				diags = append(diags, errorAt(ptr(u.Range), "Scope closed as it opens", "%s opens this scope (then) and closes it (until) at once, so the property would check nothing: leave it out of until, give it a when, or make it inclusive", u.Event))
+				break
+			}
+		}
+	}
+	return diags
 }
