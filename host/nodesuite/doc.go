@@ -8,4 +8,6 @@
 // A file runs in exactly one shard and every file matched runs
 // (TestShardsCoverEveryFile). Files that share state with no other file
 // but are long (a package install) can be given a shard of their own.
+//
+// FindNode finds the Node a suite runs on, the same way for every host.
 package nodesuite
